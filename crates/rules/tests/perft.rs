@@ -1,0 +1,69 @@
+//! The perft suite in `tests/data/perft.epd`: every entry up to a node budget must match.
+
+use chess_rules::{perft, perft_make_all, Position};
+
+/// Entries above this many nodes are skipped (CI time); `CHESS_PERFT_MAX_NODES` raises it.
+const DEFAULT_MAX_NODES: u64 = 12_000_000;
+
+fn max_nodes() -> u64 {
+    std::env::var("CHESS_PERFT_MAX_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_MAX_NODES)
+}
+
+fn suite() -> Vec<(String, Vec<(u32, u64)>)> {
+    let text = include_str!("data/perft.epd");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let mut parts = line.split(';');
+            let fen = parts.next().unwrap().trim().to_owned();
+            let counts = parts
+                .map(|p| {
+                    let p = p.trim();
+                    let (d, n) = p.split_once(' ').unwrap();
+                    (d.trim_start_matches('D').parse().unwrap(), n.trim().parse().unwrap())
+                })
+                .collect();
+            (fen, counts)
+        })
+        .collect()
+}
+
+#[test]
+fn suite_has_all_positions() {
+    assert_eq!(suite().len(), 134);
+}
+
+#[test]
+fn perft_suite_bulk() {
+    let max = max_nodes();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (fen, counts) in suite() {
+        let pos = Position::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        for (depth, expected) in counts {
+            if expected > max {
+                continue;
+            }
+            let got = perft(&pos, depth);
+            checked += 1;
+            if got != expected {
+                failures.push(format!("{fen} depth {depth}: expected {expected}, got {got}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 500, "only {checked} entries checked");
+}
+
+#[test]
+fn perft_suite_make_every_move() {
+    // The same counts with every leaf played: exercises move making at every node.
+    for (fen, counts) in suite() {
+        let pos = Position::from_fen(&fen).unwrap();
+        for (depth, expected) in counts {
+            if expected <= 200_000 {
+                assert_eq!(perft_make_all(&pos, depth), expected, "{fen} depth {depth}");
+            }
+        }
+    }
+}
