@@ -4,7 +4,7 @@
 //! SAN, coordinate and UCI notation, Zobrist keys, game outcomes and perft. A pure library:
 //! no I/O, no async runtime.
 //!
-//! ```ignore
+//! ```
 //! use chess_rules::{Game, Outcome, Position};
 //!
 //! let mut game = Game::new(Position::startpos());
@@ -19,11 +19,15 @@ mod bitboard;
 mod castling;
 mod color;
 mod fen;
+mod game;
 mod movegen;
 mod moves;
+mod notation;
+mod outcome;
 mod perft;
 mod position;
 mod role;
+mod san;
 mod setup;
 mod square;
 mod zobrist;
@@ -36,9 +40,13 @@ pub use bitboard::Bitboard;
 pub use castling::CastlingRights;
 pub use color::{ByColor, Color};
 pub use fen::{EnPassantMode, FenError, FenOptions, STARTPOS_FEN};
+pub use game::{Game, GameError};
 pub use moves::{CastlingSide, Move, MoveKind, MoveList};
+pub use notation::{CoordinateError, UciError};
+pub use outcome::{DrawReason, Outcome, WinReason};
 pub use perft::{perft, perft_divide, perft_make_all};
 pub use position::{IllegalMoveError, MAX_FULLMOVES, MAX_HALFMOVES, Position, PositionError};
 pub use role::{Piece, Role};
+pub use san::{PieceLetters, SanError, SanOptions, SanStrictness};
 pub use setup::Setup;
 pub use square::{File, ParseSquareError, Rank, Square};
