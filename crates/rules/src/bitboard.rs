@@ -31,8 +31,9 @@ pub struct Bitboard(pub u64);
 impl Bitboard {
     pub const EMPTY: Bitboard = Bitboard(0);
     pub const FULL: Bitboard = Bitboard(!0);
-    pub const LIGHT_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
-    pub const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
+    /// `a1` is dark, `h1` light.
+    pub const LIGHT_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
+    pub const DARK_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
 
     #[inline]
     pub const fn from_square(sq: Square) -> Bitboard {
