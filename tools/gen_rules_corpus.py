@@ -57,7 +57,7 @@ def log(*a):
 # Seed positions
 # ---------------------------------------------------------------------------
 
-# (fen, number_of_games, max_plies)   max_plies=None -> play to the end
+# (fen, number_of_games, max_plies[, policy])   max_plies=None -> play to the end
 SEEDS = [
     # classic perft positions
     ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 80, 60),
@@ -91,26 +91,36 @@ SEEDS = [
     ("7k/3p4/8/K3P2r/8/8/8/8 b - - 0 1", 60, 10),
     ("b6k/4p3/8/3P4/8/8/8/7K b - - 0 1", 60, 10),
     ("8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1", 60, 10),
-    ("8/8/8/1k6/3Pp3/8/8/4KQ2 b - d3 0 1", 60, 10),
+    ("8/8/8/4k3/3Pp3/8/8/4K3 b - d3 0 1", 60, 10),
     ("7K/8/8/8/1R2Pp1k/8/8/8 b - e3 0 1", 60, 10),
     ("4k3/8/8/2Pp4/8/8/8/4K2b w - d6 0 1", 40, 10),
     ("4k3/8/8/8/2pP4/8/8/4K3 b - d3 0 1", 40, 10),
     # disambiguation: many pieces of one kind
-    ("k7/8/8/8/Q1Q5/8/Q1Q5/7K w - - 0 1", 50, 20),
-    ("k7/8/8/3Q4/8/1Q3Q2/8/K7 w - - 0 1", 50, 20),
+    ("7k/8/8/8/Q1Q5/8/Q1Q5/K7 w - - 0 1", 50, 20),
+    ("7k/8/8/3Q4/8/1Q3Q2/8/K7 w - - 0 1", 50, 20),
     ("4k3/8/8/1N3N2/8/1N3N2/8/4K3 w - - 0 1", 50, 20),
-    ("4k3/8/8/1n3n2/8/1n3n2/8/4K3 b - - 0 1", 50, 20),
+    ("4k3/8/8/1n3n2/8/1n3n2/8/7K b - - 0 1", 50, 20),
     ("4k3/R7/8/8/8/8/7R/R3K3 w - - 0 1", 50, 20),
-    ("r3k3/8/8/8/8/8/r7/4K2r b - - 0 1", 50, 20),
-    ("1k6/8/2N1N3/8/2N1N3/8/8/R3K2R w KQ - 0 1", 50, 20),
-    ("6k1/8/8/3qq3/3qq3/8/8/K7 b - - 0 1", 50, 20),
-    ("7k/8/3B1B2/8/3B1B2/8/8/K7 w - - 0 1", 40, 20),
+    ("r3k3/8/8/8/2K5/8/r7/7r b - - 0 1", 50, 20),
+    ("6k1/8/2N1N3/8/2N1N3/8/8/R3K2R w KQ - 0 1", 50, 20),
+    ("6k1/8/8/3qq3/3q4/8/8/5K2 b - - 0 1", 50, 20),
+    ("8/7k/3B1B2/8/3B1B2/8/8/K7 w - - 0 1", 40, 20),
     # checks / double checks / pins
     ("4k3/8/8/8/1b6/8/3N4/R3K2R w KQ - 0 1", 40, 20),
     ("r3k2r/8/8/4N3/8/8/1q6/R3K2R b KQkq - 0 1", 40, 20),
     ("3rk3/8/8/8/8/8/8/2Q1KB1r w - - 0 1", 40, 20),
     ("q3k3/8/8/3B4/8/8/8/R3K2R b KQ - 0 1", 40, 20),
     ("4k3/4r3/8/8/4B3/8/2b5/R3K3 w Q - 0 1", 40, 20),
+    # discovered / double checks
+    # (a 4th field "check" plays checking moves with high probability)
+    ("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", 60, 30, "check"),
+    ("7k/8/8/4N3/8/8/8/Q5K1 w - - 0 1", 60, 30, "check"),
+    ("4r1k1/8/8/8/4n3/8/8/4K3 b - - 0 1", 60, 30, "check"),
+    ("4k3/8/8/8/4B3/8/8/K3R3 w - - 0 1", 60, 30, "check"),
+    ("k3r3/8/8/4b3/8/8/8/4K3 b - - 0 1", 60, 30, "check"),
+    ("3qk3/8/8/8/8/8/3P4/1B1QK3 w - - 0 1", 60, 30, "check"),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 60, 40, "check"),
+    ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 60, 60, "check"),
     # mate / stalemate prone endings
     ("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1", 120, 200),
     ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", 100, 200),
@@ -124,7 +134,7 @@ SEEDS = [
     ("4k3/8/4K3/8/8/8/8/6N1 w - - 0 1", 40, 200),
 ]
 
-START_GAMES = 1300
+START_GAMES = 600
 
 PIECE_DISAMB = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -238,6 +248,17 @@ def playout(rng, board, max_plies, policy, sink, dp_sink):
         if policy == "capture" and rng.random() < 0.5:
             pref = [m for m in legal if m.promotion or board.is_capture(m)]
             mv = rng.choice(pref) if pref else rng.choice(legal)
+        elif policy == "check" and rng.random() < 0.7:
+            pref = [m for m in legal if board.gives_check(m)]
+            dbl = []
+            for m in pref:
+                board.push(m)
+                if len(board.checkers()) > 1:
+                    dbl.append(m)
+                board.pop()
+            if dbl and rng.random() < 0.8:
+                pref = dbl
+            mv = rng.choice(pref) if pref else rng.choice(legal)
         elif policy == "pawn" and rng.random() < 0.4:
             pref = [m for m in legal if board.piece_type_at(m.from_square) == chess.PAWN]
             mv = rng.choice(pref) if pref else rng.choice(legal)
@@ -280,6 +301,28 @@ def ep_class(board):
             reasons.append("discovered")
     del pushed
     return "illegal:" + "+".join(reasons)
+
+
+def synth_sparse(rng):
+    """Random sparse legal position, white to move, or None."""
+    b = chess.Board(None)
+    squares = list(chess.SQUARES)
+    rng.shuffle(squares)
+    b.set_piece_at(squares.pop(), chess.Piece(chess.KING, chess.WHITE))
+    b.set_piece_at(squares.pop(), chess.Piece(chess.KING, chess.BLACK))
+    for _ in range(rng.randint(2, 7)):
+        p = chess.Piece.from_symbol(rng.choice("QRRBBNNPPqrrbbnnpp"))
+        s = squares.pop()
+        if p.piece_type == chess.PAWN and chess.square_rank(s) in (0, 7):
+            continue
+        b.set_piece_at(s, p)
+    b.turn = chess.WHITE
+    b.castling_rights = 0
+    b.fullmove_number = rng.randint(10, 80)
+    b.halfmove_clock = rng.randint(0, 30)
+    if b.status() != chess.STATUS_VALID:
+        return None
+    return b
 
 
 def synth_double_push(rng, want_legal):
@@ -413,14 +456,42 @@ def build_pool(rng):
         playout(rng, chess.Board(), None if g % 4 else rng.randint(1, 120), policy, sink, dp_sink)
         if g % 200 == 0:
             log(f"start-position playouts {g}/{START_GAMES}, pool={len(pool)}")
-    for i, (fen, games, maxp) in enumerate(SEEDS):
+    for i, seed in enumerate(SEEDS):
+        fen, games, maxp = seed[:3]
         b0 = chess.Board(fen)
         assert b0.status() == chess.STATUS_VALID, (fen, b0.status())
         for g in range(games):
             policy = ("uniform", "capture", "pawn")[g % 3]
+            if len(seed) > 3:
+                policy = seed[3]
             mp = rng.randint(1, maxp) if maxp else None
             playout(rng, b0.copy(stack=False), mp, policy, sink, dp_sink)
     log(f"seed playouts done, pool={len(pool)}, double pushes={len(dps)}")
+    # double checks are rare in random play: add positions right after a
+    # double-checking move in random sparse positions
+    got = 0
+    tries = 0
+    while got < 80 and tries < 200000:
+        tries += 1
+        b = synth_sparse(rng)
+        if b is None:
+            continue
+        dbl = []
+        for m in b.legal_moves:
+            b.push(m)
+            if len(b.checkers()) > 1 and b.status() == chess.STATUS_VALID:
+                dbl.append(m)
+            b.pop()
+        if not dbl:
+            continue
+        b.push(rng.choice(dbl))
+        if rng.random() < 0.5:
+            b = b.mirror()
+        b.clear_stack()
+        before = len(pool)
+        sink(b, list(b.legal_moves))
+        got += len(pool) > before
+    log(f"double-check positions added: {got} ({tries} tries), pool={len(pool)}")
     return pool, order, dps
 
 
@@ -577,6 +648,13 @@ def build_repetition(rng, pool, order, dps, synth_recs, total=300):
         n, keys, final = count_final(start_fen, moves)
         if n > 5 or not moves:
             return
+        # A game ends automatically (fivefold, 75 moves, mate, stalemate, dead position)
+        # before its last move: FIDE play cannot continue, so such a line is no test.
+        b = chess.Board(start_fen)
+        for m in moves:
+            if b.is_game_over(claim_draw=False):
+                return
+            b.push(m)
         key = (start_fen, " ".join(m.uci() for m in moves))
         if key in seen:
             return
