@@ -108,7 +108,12 @@ fn build(dirs: &[(i32, i32); 4], rng: &mut Rng, table: &mut Vec<u64>) -> Vec<Ent
         for &(occ, att) in &occs {
             table[offset + (occ.wrapping_mul(magic) >> shift) as usize] = att;
         }
-        entries.push(Entry { mask, magic, shift, offset });
+        entries.push(Entry {
+            mask,
+            magic,
+            shift,
+            offset,
+        });
     }
     entries
 }
@@ -134,7 +139,12 @@ fn main() {
         }
         src.push_str("];\n");
     }
-    writeln!(src, "pub(crate) const SLIDER_TABLE_LEN: usize = {};", table.len()).unwrap();
+    writeln!(
+        src,
+        "pub(crate) const SLIDER_TABLE_LEN: usize = {};",
+        table.len()
+    )
+    .unwrap();
     src.push_str("pub(crate) static SLIDER_ATTACKS: [u64; SLIDER_TABLE_LEN] = [\n");
     for chunk in table.chunks(8) {
         src.push_str("   ");

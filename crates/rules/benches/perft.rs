@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use chess_rules::{perft, perft_make_all, Position};
+use chess_rules::{Position, perft, perft_make_all};
 use shakmaty::Position as _;
 
 const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -70,7 +70,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if quick { 1 } else { 5 });
     let cases: &[(&str, &str, u32, u64, u32, u64)] = if quick {
-        &[("startpos", STARTPOS, 4, 197_281, 3, 8_902), ("kiwipete", KIWIPETE, 3, 97_862, 2, 2_039)]
+        &[
+            ("startpos", STARTPOS, 4, 197_281, 3, 8_902),
+            ("kiwipete", KIWIPETE, 3, 97_862, 2, 2_039),
+        ]
     } else {
         &[
             ("startpos", STARTPOS, 6, 119_060_324, 5, 4_865_609),
@@ -109,7 +112,9 @@ fn main() {
         let mut t_shak = Duration::MAX;
         for _ in 0..rounds {
             t_ours = t_ours.min(best_of(1, make_nodes, || perft_make_all(&ours, make_depth)));
-            t_shak = t_shak.min(best_of(1, make_nodes, || shakmaty_make_all(&shak, make_depth)));
+            t_shak = t_shak.min(best_of(1, make_nodes, || {
+                shakmaty_make_all(&shak, make_depth)
+            }));
         }
         let (a, b) = (mnps(make_nodes, t_ours), mnps(make_nodes, t_shak));
         println!(
@@ -139,7 +144,11 @@ fn notation_rates(quick: bool) {
     }
     let pairs: Vec<(Position, chess_rules::Move, String)> = positions
         .iter()
-        .flat_map(|p| p.legal_moves().into_iter().map(move |m| (p.clone(), m, p.san(m))))
+        .flat_map(|p| {
+            p.legal_moves()
+                .into_iter()
+                .map(move |m| (p.clone(), m, p.san(m)))
+        })
         .collect();
     let n = pairs.len() as f64;
     let rounds = if quick { 1 } else { 5 };

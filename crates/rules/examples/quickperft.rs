@@ -1,7 +1,10 @@
-use chess_rules::{perft, Position};
+use chess_rules::{Position, perft};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let fen = args.get(1).map(String::as_str).unwrap_or(chess_rules::STARTPOS_FEN);
+    let fen = args
+        .get(1)
+        .map(String::as_str)
+        .unwrap_or(chess_rules::STARTPOS_FEN);
     let depth: u32 = args.get(2).and_then(|d| d.parse().ok()).unwrap_or(5);
     let pos = Position::from_fen(fen).unwrap();
     let t = std::time::Instant::now();

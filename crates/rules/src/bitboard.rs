@@ -79,13 +79,21 @@ impl Bitboard {
     /// The lowest square, if any.
     #[inline]
     pub const fn first(self) -> Option<Square> {
-        if self.0 == 0 { None } else { Some(Square::new(self.0.trailing_zeros())) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Square::new(self.0.trailing_zeros()))
+        }
     }
 
     /// The only square, if the set has exactly one.
     #[inline]
     pub const fn single(self) -> Option<Square> {
-        if self.0 != 0 && !self.more_than_one() { self.first() } else { None }
+        if self.0 != 0 && !self.more_than_one() {
+            self.first()
+        } else {
+            None
+        }
     }
 
     #[inline]
@@ -190,7 +198,11 @@ impl fmt::Debug for Bitboard {
         writeln!(f, "Bitboard({:#018x})", self.0)?;
         for rank in Rank::ALL.iter().rev() {
             for file in File::ALL {
-                let c = if self.contains(Square::from_coords(file, *rank)) { '1' } else { '.' };
+                let c = if self.contains(Square::from_coords(file, *rank)) {
+                    '1'
+                } else {
+                    '.'
+                };
                 write!(f, "{c}{}", if file == File::H { "\n" } else { " " })?;
             }
         }

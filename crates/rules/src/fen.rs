@@ -22,10 +22,16 @@ pub enum FenError {
     WrongFieldCount { found: usize },
     #[error("placement has {found} ranks separated by '/', expected 8")]
     WrongRankCount { found: usize },
-    #[error("bad piece letter {ch:?} in rank {rank} (expected one of PNBRQK pnbrqk or a digit 1-8)")]
+    #[error(
+        "bad piece letter {ch:?} in rank {rank} (expected one of PNBRQK pnbrqk or a digit 1-8)"
+    )]
     BadPiece { ch: char, rank: char },
     #[error("rank {rank} describes {files} files, expected 8 (text {text:?})")]
-    BadRankLength { rank: char, files: u32, text: String },
+    BadRankLength {
+        rank: char,
+        files: u32,
+        text: String,
+    },
     #[error("side to move must be 'w' or 'b', found {0:?}")]
     BadTurn(String),
     #[error("castling field {0:?} is not '-' or a combination of K, Q, k, q without repeats")]
@@ -59,7 +65,10 @@ pub struct FenOptions {
 
 impl Default for FenOptions {
     fn default() -> Self {
-        FenOptions { en_passant: EnPassantMode::Legal, counters: true }
+        FenOptions {
+            en_passant: EnPassantMode::Legal,
+            counters: true,
+        }
     }
 }
 
@@ -80,7 +89,9 @@ impl Setup {
             return Err(FenError::Empty);
         }
         if !(4..=6).contains(&fields.len()) {
-            return Err(FenError::WrongFieldCount { found: fields.len() });
+            return Err(FenError::WrongFieldCount {
+                found: fields.len(),
+            });
         }
         let mut setup = Setup::empty();
         let ranks: Vec<&str> = fields[0].split('/').collect();
@@ -99,7 +110,10 @@ impl Setup {
                     }
                     file += 1;
                 } else {
-                    return Err(FenError::BadPiece { ch, rank: rank.char() });
+                    return Err(FenError::BadPiece {
+                        ch,
+                        rank: rank.char(),
+                    });
                 }
             }
             if file != 8 {
@@ -136,7 +150,10 @@ impl Setup {
 
 fn parse_counter(text: &str, field: &'static str) -> Result<u32, FenError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FenError::BadCounter { field, text: text.to_owned() });
+        return Err(FenError::BadCounter {
+            field,
+            text: text.to_owned(),
+        });
     }
     // Too many digits for u32 is out of range rather than malformed.
     Ok(text.parse::<u32>().unwrap_or(u32::MAX))
@@ -189,7 +206,10 @@ impl Position {
 
     /// The first four FEN fields (as EPD writes them), en-passant square only when legal.
     pub fn epd(&self) -> String {
-        self.fen_with(FenOptions { counters: false, ..FenOptions::default() })
+        self.fen_with(FenOptions {
+            counters: false,
+            ..FenOptions::default()
+        })
     }
 
     /// FEN with chosen options.

@@ -1,8 +1,6 @@
 //! A game: a start position and the moves played, with repetition counting and outcomes.
 
-use crate::{
-    Color, DrawReason, Move, Outcome, Position, SanError, WinReason,
-};
+use crate::{Color, DrawReason, Move, Outcome, Position, SanError, WinReason};
 
 /// Why a move could not be added to a [`Game`]. The game is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -41,7 +39,11 @@ pub struct Game {
 impl Game {
     pub fn new(start: Position) -> Game {
         let key = start.repetition_key();
-        Game { positions: vec![start], keys: vec![key], moves: Vec::new() }
+        Game {
+            positions: vec![start],
+            keys: vec![key],
+            moves: Vec::new(),
+        }
     }
 
     pub fn from_fen(fen: &str) -> Result<Game, crate::FenError> {
@@ -78,7 +80,10 @@ impl Game {
         if let Some(outcome) = self.outcome() {
             return Err(GameError::Over(outcome));
         }
-        let next = self.position().play(m).map_err(|e| GameError::Illegal { uci: e.uci, fen: e.fen })?;
+        let next = self.position().play(m).map_err(|e| GameError::Illegal {
+            uci: e.uci,
+            fen: e.fen,
+        })?;
         self.keys.push(next.repetition_key());
         self.positions.push(next);
         self.moves.push(m);
@@ -102,7 +107,11 @@ impl Game {
 
     /// The moves in SAN, each in the position it was played from.
     pub fn san_moves(&self) -> Vec<String> {
-        self.moves.iter().zip(&self.positions).map(|(m, p)| p.san(*m)).collect()
+        self.moves
+            .iter()
+            .zip(&self.positions)
+            .map(|(m, p)| p.san(*m))
+            .collect()
     }
 
     /// How many times the current position has occurred, this time included.
@@ -112,7 +121,9 @@ impl Game {
 
     /// Occurrences of the position after `ply` moves, up to and including that ply.
     pub fn repetition_count_at(&self, ply: usize) -> usize {
-        let Some(&key) = self.keys.get(ply) else { return 0 };
+        let Some(&key) = self.keys.get(ply) else {
+            return 0;
+        };
         // Positions before the last capture or pawn move cannot repeat, but counters of a
         // set-up start position say nothing about earlier plies, so scan the whole game.
         self.keys[..=ply].iter().filter(|&&k| k == key).count()
@@ -124,20 +135,31 @@ impl Game {
         let pos = self.position();
         if !pos.has_legal_moves() {
             return Some(if pos.is_check() {
-                Outcome::Decisive { winner: !pos.turn(), reason: WinReason::Checkmate }
+                Outcome::Decisive {
+                    winner: !pos.turn(),
+                    reason: WinReason::Checkmate,
+                }
             } else {
-                Outcome::Draw { reason: DrawReason::Stalemate }
+                Outcome::Draw {
+                    reason: DrawReason::Stalemate,
+                }
             });
         }
         if pos.is_insufficient_material() {
-            return Some(Outcome::Draw { reason: DrawReason::DeadPosition });
+            return Some(Outcome::Draw {
+                reason: DrawReason::DeadPosition,
+            });
         }
         if self.repetition_count() >= 5 {
-            return Some(Outcome::Draw { reason: DrawReason::FivefoldRepetition });
+            return Some(Outcome::Draw {
+                reason: DrawReason::FivefoldRepetition,
+            });
         }
         // FIDE 9.6.2: 75 moves each; a mate on the last move stands (handled above).
         if pos.halfmoves() >= 150 {
-            return Some(Outcome::Draw { reason: DrawReason::SeventyFiveMoves });
+            return Some(Outcome::Draw {
+                reason: DrawReason::SeventyFiveMoves,
+            });
         }
         None
     }

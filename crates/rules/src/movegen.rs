@@ -10,7 +10,9 @@ use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
 use crate::position::castle_paths;
-use crate::{Bitboard, CastlingSide, Color, Move, MoveKind, MoveList, Position, Rank, Role, Square};
+use crate::{
+    Bitboard, CastlingSide, Color, Move, MoveKind, MoveList, Position, Rank, Role, Square,
+};
 
 pub(crate) trait Sink {
     /// Moves of a piece (not a pawn) from `from` to every square in `targets`.
@@ -233,9 +235,7 @@ impl Position {
         let promo_rank = Bitboard::rank(if WHITE { Rank::Eighth } else { Rank::First });
         let double_rank = Bitboard::rank(if WHITE { Rank::Fourth } else { Rank::Fifth });
         let (up, up_left, up_right) = if WHITE { (8, 7, 9) } else { (-8, -9, -7) };
-        let shift = |b: u64, d: i32| -> Bitboard {
-            Bitboard(if d > 0 { b << d } else { b >> -d })
-        };
+        let shift = |b: u64, d: i32| -> Bitboard { Bitboard(if d > 0 { b << d } else { b >> -d }) };
         let free = pawns & !pinned;
         let single = shift(free.0, up) & empty;
         let double = shift(single.0, up) & empty & double_rank & target;
@@ -260,7 +260,11 @@ impl Position {
                 let caps = pawn_attacks(us, from) & theirs & pin;
                 for (set, delta) in [(one, up), (two, 2 * up)] {
                     if set.has_any() {
-                        let kind = if delta == up { MoveKind::Normal } else { MoveKind::DoublePush };
+                        let kind = if delta == up {
+                            MoveKind::Normal
+                        } else {
+                            MoveKind::DoublePush
+                        };
                         sink.pawns(set & !promo_rank, delta, kind);
                         sink.promotions(set & promo_rank, delta);
                     }
@@ -281,8 +285,9 @@ impl Position {
                 for from in candidates {
                     // Verify on the board after the capture: it empties `from` and
                     // `captured` and fills `ep`, which can expose the king along a rank.
-                    let after = (occ ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured))
-                        | Bitboard::from_square(ep);
+                    let after =
+                        (occ ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured))
+                            | Bitboard::from_square(ep);
                     let theirs_after = theirs.without(captured);
                     let exposed = ((rook_attacks(ksq, after) & their_orth)
                         | (bishop_attacks(ksq, after) & their_diag)
@@ -325,7 +330,7 @@ impl Position {
         ((knight_attacks(sq) & self.by_role(Role::Knight))
             | (pawn_attacks(!by, sq) & self.by_role(Role::Pawn))
             | (king_attacks(sq) & self.by_role(Role::King)))
-            .intersects(them)
+        .intersects(them)
             || (bishop_attacks(sq, occ) & (self.by_role(Role::Bishop) | self.by_role(Role::Queen)))
                 .intersects(them)
             || (rook_attacks(sq, occ) & (self.by_role(Role::Rook) | self.by_role(Role::Queen)))
@@ -336,6 +341,8 @@ impl Position {
     pub fn find_move(&self, from: Square, to: Square, promotion: Option<Role>) -> Option<Move> {
         let mut list = MoveList::new();
         self.legal_moves_into(&mut list);
-        list.iter().copied().find(|m| m.from() == from && m.to() == to && m.promotion() == promotion)
+        list.iter()
+            .copied()
+            .find(|m| m.from() == from && m.to() == to && m.promotion() == promotion)
     }
 }

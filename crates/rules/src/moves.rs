@@ -92,12 +92,21 @@ const _: () = assert!(std::mem::size_of::<Move>() == 4);
 
 impl Move {
     /// The null move (`--` in PGN, `0000` in UCI).
-    pub const NULL: Move =
-        Move { from: Square::A1, to: Square::A1, role: Role::King, kind: MoveKind::Null };
+    pub const NULL: Move = Move {
+        from: Square::A1,
+        to: Square::A1,
+        role: Role::King,
+        kind: MoveKind::Null,
+    };
 
     #[inline]
     pub(crate) const fn new(from: Square, to: Square, role: Role, kind: MoveKind) -> Move {
-        Move { from, to, role, kind }
+        Move {
+            from,
+            to,
+            role,
+            kind,
+        }
     }
 
     #[inline]
@@ -206,7 +215,10 @@ impl MoveList {
     pub const CAPACITY: usize = 256;
 
     pub const fn new() -> MoveList {
-        MoveList { moves: [Move::NULL; MoveList::CAPACITY], len: 0 }
+        MoveList {
+            moves: [Move::NULL; MoveList::CAPACITY],
+            len: 0,
+        }
     }
 
     #[inline]
@@ -275,7 +287,9 @@ impl std::ops::Deref for MoveList {
 
 impl fmt::Debug for MoveList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter().map(|m| m.to_string())).finish()
+        f.debug_list()
+            .entries(self.iter().map(|m| m.to_string()))
+            .finish()
     }
 }
 

@@ -1,11 +1,13 @@
 //! UCI and coordinate (long algebraic) notation.
 
-use crate::{Bitboard, CastlingSide, Move, Position, Role, Square};
+use crate::{Bitboard, CastlingSide, Move, Position, Role, SanError, Square};
 
 /// Why a UCI move string was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UciError {
-    #[error("{0:?} is not a UCI move (expected from and to squares and an optional promotion letter, like e2e4 or e7e8q)")]
+    #[error(
+        "{0:?} is not a UCI move (expected from and to squares and an optional promotion letter, like e2e4 or e7e8q)"
+    )]
     Syntax(String),
     #[error("illegal move {uci:?}: {reason}")]
     Illegal { uci: String, reason: String },
@@ -14,7 +16,9 @@ pub enum UciError {
 /// Why a coordinate-notation move (`Ng1-f3`, `Ra1xa7`) was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CoordinateError {
-    #[error("{0:?} is not coordinate notation (expected like Ng1-f3, e2-e4, Ra1xa7, e7-e8=Q or O-O)")]
+    #[error(
+        "{0:?} is not coordinate notation (expected like Ng1-f3, e2-e4, Ra1xa7, e7-e8=Q or O-O)"
+    )]
     Syntax(String),
     #[error("illegal move {text:?}: {reason}")]
     Illegal { text: String, reason: String },
@@ -66,10 +70,11 @@ impl Position {
                 }
             }
         }
-        self.find_move(from, to, promotion).ok_or_else(|| UciError::Illegal {
-            uci: text.to_owned(),
-            reason: self.explain_illegal(from, to, promotion),
-        })
+        self.find_move(from, to, promotion)
+            .ok_or_else(|| UciError::Illegal {
+                uci: text.to_owned(),
+                reason: self.explain_illegal(from, to, promotion),
+            })
     }
 
     /// The UCI form of a move (same as `m.to_string()`).
@@ -88,8 +93,14 @@ impl Position {
     /// ```
     pub fn parse_coordinate(&self, text: &str) -> Result<Move, CoordinateError> {
         let syntax = || CoordinateError::Syntax(text.to_owned());
-        let illegal = |reason: String| CoordinateError::Illegal { text: text.to_owned(), reason };
-        let core = text.trim().trim_end_matches(['!', '?']).trim_end_matches(['+', '#']);
+        let illegal = |reason: String| CoordinateError::Illegal {
+            text: text.to_owned(),
+            reason,
+        };
+        let core = text
+            .trim()
+            .trim_end_matches(['!', '?'])
+            .trim_end_matches(['+', '#']);
         let castle = match core {
             "O-O" | "0-0" => Some(CastlingSide::KingSide),
             "O-O-O" | "0-0-0" => Some(CastlingSide::QueenSide),
@@ -111,7 +122,9 @@ impl Position {
         let role = match s.chars().next() {
             Some(c) if c.is_ascii_uppercase() => {
                 s = &s[1..];
-                Role::from_char(c).filter(|r| *r != Role::Pawn).ok_or_else(syntax)?
+                Role::from_char(c)
+                    .filter(|r| *r != Role::Pawn)
+                    .ok_or_else(syntax)?
             }
             _ => Role::Pawn,
         };
@@ -142,7 +155,10 @@ impl Position {
             .find_move(from, to, promotion)
             .ok_or_else(|| illegal(self.explain_illegal(from, to, promotion)))?;
         if m.role() != role {
-            return Err(illegal(format!("the piece on {from} is a {}, not a {role}", m.role())));
+            return Err(illegal(format!(
+                "the piece on {from} is a {}, not a {role}",
+                m.role()
+            )));
         }
         let is_capture = m.is_en_passant() || self.occupied().contains(to);
         if is_capture != capture {
@@ -155,20 +171,32 @@ impl Position {
         Ok(m)
     }
 
-    /// Coordinate notation: `Ng1-f3`, `Ra1xa7`, `e7-e8=Q`, `O-O`.
+    /// Coordinate notation: `Ng1-f3`, `Ra1xa7`, `e7-e8=Q`, `O-O`. Coordinate notation
+    /// carries no check marks (the FIDE handbook's long form writes none).
     pub fn coordinate(&self, m: Move) -> String {
         if m.is_null() {
             return "--".to_owned();
         }
         if m.is_castle() {
-            return self.san_with(m, crate::SanOptions { check_marks: false, ..Default::default() });
+            return self.san_with(
+                m,
+                crate::SanOptions {
+                    check_marks: false,
+                    ..Default::default()
+                },
+            );
         }
         let mut out = String::with_capacity(8);
         if m.role() != Role::Pawn {
             out.push(m.role().upper_char());
         }
         let capture = m.is_en_passant() || self.occupied().contains(m.to());
-        out.push_str(&format!("{}{}{}", m.from(), if capture { 'x' } else { '-' }, m.to()));
+        out.push_str(&format!(
+            "{}{}{}",
+            m.from(),
+            if capture { 'x' } else { '-' },
+            m.to()
+        ));
         if let Some(p) = m.promotion() {
             out.push('=');
             out.push(p.upper_char());
@@ -187,21 +215,38 @@ impl Position {
     /// }
     /// assert_eq!(pos.parse_move("Ng1-f3").unwrap(), pos.parse_move("g1f3").unwrap());
     /// ```
-    pub fn parse_move(&self, text: &str) -> Result<Move, crate::SanError> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, SanError> {
         let t = text.trim();
-        if t.len() >= 4 && t.len() <= 5 && t.is_ascii() && t.as_bytes()[0].is_ascii_lowercase() {
-            if let Ok(m) = self.parse_uci(t) {
-                return Ok(m);
-            }
+        let uci_shaped = (4..=5).contains(&t.len())
+            && t.is_ascii()
+            && t.as_bytes()[0].is_ascii_lowercase()
+            && t.as_bytes()[1].is_ascii_digit()
+            && t.as_bytes()[2].is_ascii_lowercase()
+            && t.as_bytes()[3].is_ascii_digit();
+        if !uci_shaped {
+            return self.parse_san(t);
         }
-        self.parse_san(t)
+        match self.parse_uci(t) {
+            Ok(m) => Ok(m),
+            // SAN reads some UCI-shaped text too (`e2e4` as a pawn move with its origin);
+            // when neither reads it, the UCI reason is the one that explains it.
+            Err(uci_err) => self.parse_san(t).map_err(|san_err| match uci_err {
+                UciError::Illegal { reason, .. } => SanError::Illegal {
+                    text: t.to_owned(),
+                    reason,
+                },
+                UciError::Syntax(_) => san_err,
+            }),
+        }
     }
 
     fn explain_illegal(&self, from: Square, to: Square, promotion: Option<Role>) -> String {
         let us = self.turn();
         match self.piece_at(from) {
             None => format!("there is no piece on {from}"),
-            Some(p) if p.color != us => format!("the piece on {from} is {}'s, and {us} is to move", p.color),
+            Some(p) if p.color != us => {
+                format!("the piece on {from} is {}'s, and {us} is to move", p.color)
+            }
             Some(p) => {
                 let reaches = self
                     .legal_moves()

@@ -83,8 +83,14 @@ impl Outcome {
     /// The PGN result: `1-0`, `0-1` or `1/2-1/2`.
     pub fn result(self) -> &'static str {
         match self {
-            Outcome::Decisive { winner: Color::White, .. } => "1-0",
-            Outcome::Decisive { winner: Color::Black, .. } => "0-1",
+            Outcome::Decisive {
+                winner: Color::White,
+                ..
+            } => "1-0",
+            Outcome::Decisive {
+                winner: Color::Black,
+                ..
+            } => "0-1",
             Outcome::Draw { .. } => "1/2-1/2",
         }
     }
@@ -161,8 +167,9 @@ impl Position {
         if our_pieces.is_empty() {
             return false;
         }
-        if (our_pieces & (self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen)))
-            .has_any()
+        if (our_pieces
+            & (self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen)))
+        .has_any()
         {
             return true;
         }

@@ -4,8 +4,8 @@ use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::{
-    zobrist, Bitboard, ByColor, CastlingRights, CastlingSide, Color, File, Move, MoveKind, Piece,
-    Rank, Role, Setup, Square,
+    Bitboard, ByColor, CastlingRights, CastlingSide, Color, File, Move, MoveKind, Piece, Rank,
+    Role, Setup, Square, zobrist,
 };
 
 /// The highest half-move clock a position may carry: at 150 the seventy-five-move rule
@@ -34,9 +34,17 @@ pub enum PositionError {
     #[error("castling right '{right}' needs {needs}")]
     BadCastlingRights { right: char, needs: String },
     #[error("en-passant square {square} is impossible: {reason}")]
-    BadEnPassant { square: Square, reason: &'static str },
+    BadEnPassant {
+        square: Square,
+        reason: &'static str,
+    },
     #[error("{field} {value} is out of range ({min}..={max})")]
-    CounterOutOfRange { field: &'static str, value: u64, min: u32, max: u32 },
+    CounterOutOfRange {
+        field: &'static str,
+        value: u64,
+        min: u32,
+        max: u32,
+    },
 }
 
 /// Why a move cannot be played in a position. The position is left untouched.
@@ -125,7 +133,10 @@ impl Position {
                 return Err(PositionError::MissingKing(color));
             }
             if kings > 1 {
-                return Err(PositionError::TooManyKings { color, count: kings });
+                return Err(PositionError::TooManyKings {
+                    color,
+                    count: kings,
+                });
             }
         }
         for color in Color::ALL {
@@ -135,7 +146,10 @@ impl Position {
             }
             let pawns = pos.pieces(color, Role::Pawn).count();
             if pawns > 8 {
-                return Err(PositionError::TooManyPawns { color, count: pawns });
+                return Err(PositionError::TooManyPawns {
+                    color,
+                    count: pawns,
+                });
             }
         }
         let back_ranks = Bitboard::rank(Rank::First) | Bitboard::rank(Rank::Eighth);
@@ -181,12 +195,18 @@ impl Position {
             pos.check_ep_square(ep)?;
         }
         let them = !pos.turn;
-        if pos.attackers_to(pos.king_of(them), pos.turn, pos.occupied()).has_any() {
+        if pos
+            .attackers_to(pos.king_of(them), pos.turn, pos.occupied())
+            .has_any()
+        {
             return Err(PositionError::OppositeCheck(them));
         }
         let checkers = pos.checkers().count();
         if checkers > 2 {
-            return Err(PositionError::ImpossibleCheck { color: pos.turn, count: checkers });
+            return Err(PositionError::ImpossibleCheck {
+                color: pos.turn,
+                count: checkers,
+            });
         }
         pos.hash = pos.compute_hash();
         Ok(pos)
@@ -237,10 +257,10 @@ impl Position {
             }
         }
         h ^= zobrist::castling(self.castling);
-        if let Some(ep) = self.ep_square {
-            if self.ep_hashed(ep) {
-                h ^= zobrist::en_passant(ep.file());
-            }
+        if let Some(ep) = self.ep_square
+            && self.ep_hashed(ep)
+        {
+            h ^= zobrist::en_passant(ep.file());
         }
         if self.turn == Color::Black {
             h ^= zobrist::black_to_move();
@@ -322,7 +342,9 @@ impl Position {
         if !self.occupied().intersects(b) {
             return None;
         }
-        Role::ALL.into_iter().find(|r| self.by_role[r.index()].intersects(b))
+        Role::ALL
+            .into_iter()
+            .find(|r| self.by_role[r.index()].intersects(b))
     }
 
     #[inline]
@@ -409,10 +431,10 @@ impl Position {
     pub fn play_unchecked(&mut self, m: Move) {
         let us = self.turn;
         let them = !us;
-        if let Some(ep) = self.ep_square.take() {
-            if self.ep_hashed(ep) {
-                self.hash ^= zobrist::en_passant(ep.file());
-            }
+        if let Some(ep) = self.ep_square.take()
+            && self.ep_hashed(ep)
+        {
+            self.hash ^= zobrist::en_passant(ep.file());
         }
         self.halfmoves += 1;
         if us == Color::Black {
@@ -481,7 +503,10 @@ impl Position {
             next.play_unchecked(m);
             Ok(next)
         } else {
-            Err(IllegalMoveError { uci: m.to_string(), fen: self.fen() })
+            Err(IllegalMoveError {
+                uci: m.to_string(),
+                fen: self.fen(),
+            })
         }
     }
 
@@ -546,7 +571,9 @@ impl fmt::Debug for Position {
         writeln!(f, "{}", self.fen())?;
         for rank in Rank::ALL.iter().rev() {
             for file in File::ALL {
-                let c = self.piece_at(Square::from_coords(file, *rank)).map_or('.', Piece::fen_char);
+                let c = self
+                    .piece_at(Square::from_coords(file, *rank))
+                    .map_or('.', Piece::fen_char);
                 write!(f, "{c}{}", if file == File::H { "\n" } else { " " })?;
             }
         }
@@ -558,7 +585,9 @@ impl fmt::Debug for Position {
 pub(crate) fn castle_paths(color: Color, side: CastlingSide) -> (Bitboard, Bitboard) {
     let (king_from, king_to, rook_from, rook_to) = side.squares(color);
     // Must be empty: everything the king and rook cross or land on, except themselves.
-    let empty = (between(king_from, rook_from) | Bitboard::from_square(king_to) | Bitboard::from_square(rook_to))
+    let empty = (between(king_from, rook_from)
+        | Bitboard::from_square(king_to)
+        | Bitboard::from_square(rook_to))
         & !Bitboard::from_square(king_from)
         & !Bitboard::from_square(rook_from);
     // Must not be attacked: the squares the king crosses and lands on.

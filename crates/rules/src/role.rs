@@ -21,8 +21,14 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 6] =
-        [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
+    pub const ALL: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
 
     /// The roles a pawn may promote to (FIDE 3.7.e), strongest first.
     pub const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
@@ -159,7 +165,11 @@ impl Piece {
     }
 
     pub const fn from_fen_char(c: char) -> Option<Piece> {
-        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
         match Role::from_char(c) {
             Some(role) => Some(Piece { color, role }),
             None => None,

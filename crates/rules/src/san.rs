@@ -35,7 +35,10 @@ pub struct SanOptions {
 
 impl Default for SanOptions {
     fn default() -> Self {
-        SanOptions { letters: PieceLetters::English, check_marks: true }
+        SanOptions {
+            letters: PieceLetters::English,
+            check_marks: true,
+        }
     }
 }
 
@@ -60,7 +63,10 @@ pub enum SanError {
     #[error("illegal move {text:?}: {reason}")]
     Illegal { text: String, reason: String },
     #[error("ambiguous move {text:?}: could be {}", candidates.join(", "))]
-    Ambiguous { text: String, candidates: Vec<String> },
+    Ambiguous {
+        text: String,
+        candidates: Vec<String>,
+    },
     #[error("{text:?} is not strict SAN: write {expected:?}")]
     NotStrict { text: String, expected: String },
 }
@@ -69,7 +75,9 @@ pub enum SanError {
 #[derive(Debug, PartialEq, Eq)]
 enum Parsed {
     Null,
-    Castle { king_side: bool },
+    Castle {
+        king_side: bool,
+    },
     Normal {
         role: Role,
         from_file: Option<File>,
@@ -105,7 +113,9 @@ fn strip_suffixes(text: &str) -> (&str, &str) {
 fn to_english(s: &str) -> String {
     s.chars()
         .map(|c| {
-            Role::from_figurine(c).or_else(|| Role::from_chinese(c)).map_or(c, |r| r.upper_char())
+            Role::from_figurine(c)
+                .or_else(|| Role::from_chinese(c))
+                .map_or(c, |r| r.upper_char())
         })
         .collect()
 }
@@ -159,18 +169,18 @@ fn parse_text(core: &str) -> Result<Parsed, &'static str> {
 
     // Piece letter: upper case only, so that `b` stays a file.
     let mut role = Role::Pawn;
-    if let Some(&c) = rest.first() {
-        if c.is_ascii_uppercase() {
-            role = Role::from_char(c).ok_or("unknown piece letter")?;
-            rest = &rest[1..];
-        }
+    if let Some(&c) = rest.first()
+        && c.is_ascii_uppercase()
+    {
+        role = Role::from_char(c).ok_or("unknown piece letter")?;
+        rest = &rest[1..];
     }
     let mut capture = false;
-    if let Some(&c) = rest.last() {
-        if c == 'x' || c == ':' || c == '-' || c == '×' {
-            capture = c != '-';
-            rest = &rest[..rest.len() - 1];
-        }
+    if let Some(&c) = rest.last()
+        && matches!(c, 'x' | ':' | '-' | '×')
+    {
+        capture = c != '-';
+        rest = &rest[..rest.len() - 1];
     }
     let mut from_file = None;
     let mut from_rank = None;
@@ -194,7 +204,14 @@ fn parse_text(core: &str) -> Result<Parsed, &'static str> {
     if promotion.is_some() && role != Role::Pawn {
         return Err("only pawns promote");
     }
-    Ok(Parsed::Normal { role, from_file, from_rank, capture, to, promotion })
+    Ok(Parsed::Normal {
+        role,
+        from_file,
+        from_rank,
+        capture,
+        to,
+        promotion,
+    })
 }
 
 impl Position {
@@ -238,7 +255,12 @@ impl Position {
             return "--".to_owned();
         }
         if m.is_castle() {
-            return if m.to().file() == File::G { "O-O" } else { "O-O-O" }.to_owned();
+            return if m.to().file() == File::G {
+                "O-O"
+            } else {
+                "O-O-O"
+            }
+            .to_owned();
         }
         let mut out = String::with_capacity(8);
         let capture = m.is_en_passant() || self.occupied().contains(m.to());
@@ -307,7 +329,10 @@ impl Position {
     /// assert!(pos.parse_san("Nf3").is_ok());
     /// ```
     pub fn parse_san_with(&self, text: &str, strictness: SanStrictness) -> Result<Move, SanError> {
-        let unparseable = |reason| SanError::Unparseable { text: text.to_owned(), reason };
+        let unparseable = |reason| SanError::Unparseable {
+            text: text.to_owned(),
+            reason,
+        };
         if text.len() > 32 {
             return Err(unparseable("too long for a move"));
         }
@@ -319,37 +344,53 @@ impl Position {
             let canonical = self.san(m);
             let written = format!("{english}{marks}");
             if written != canonical {
-                return Err(SanError::NotStrict { text: text.to_owned(), expected: canonical });
+                return Err(SanError::NotStrict {
+                    text: text.to_owned(),
+                    expected: canonical,
+                });
             }
         }
         Ok(m)
     }
 
     fn resolve(&self, text: &str, parsed: &Parsed) -> Result<Move, SanError> {
-        let illegal = |reason: String| SanError::Illegal { text: text.to_owned(), reason };
+        let illegal = |reason: String| SanError::Illegal {
+            text: text.to_owned(),
+            reason,
+        };
         let mut list = MoveList::new();
         self.legal_moves_into(&mut list);
         match *parsed {
             Parsed::Null => {
                 if self.is_check() {
-                    Err(illegal("a null move is not allowed while in check".to_owned()))
+                    Err(illegal(
+                        "a null move is not allowed while in check".to_owned(),
+                    ))
                 } else {
                     Ok(Move::NULL)
                 }
             }
             Parsed::Castle { king_side } => {
                 let file = if king_side { File::G } else { File::C };
-                list.iter().copied().find(|m| m.is_castle() && m.to().file() == file).ok_or_else(
-                    || {
+                list.iter()
+                    .copied()
+                    .find(|m| m.is_castle() && m.to().file() == file)
+                    .ok_or_else(|| {
                         illegal(format!(
                             "{} cannot castle {} here",
                             self.turn(),
                             if king_side { "king-side" } else { "queen-side" }
                         ))
-                    },
-                )
+                    })
             }
-            Parsed::Normal { role, from_file, from_rank, capture, to, promotion } => {
+            Parsed::Normal {
+                role,
+                from_file,
+                from_rank,
+                capture,
+                to,
+                promotion,
+            } => {
                 let from_mask = from_file.map_or(Bitboard::FULL, Bitboard::file)
                     & from_rank.map_or(Bitboard::FULL, Bitboard::rank);
                 let mut found: Vec<Move> = list
@@ -365,6 +406,11 @@ impl Position {
                                 && !(promotion.is_none() && m.promotion().is_some()))
                     })
                     .collect();
+                // `Kg1` names a king step, not castling; only the long forms `Ke1g1` and
+                // `Ke1-g1` (both origin coordinates given) describe castling as a king move.
+                if from_file.is_none() || from_rank.is_none() {
+                    found.retain(|m| !m.is_castle());
+                }
                 // A lone capture mark on a non-capture is a contradiction even leniently.
                 if capture {
                     found.retain(|m| m.is_en_passant() || self.occupied().contains(m.to()));
@@ -416,13 +462,27 @@ mod tests {
         assert_eq!(parse_text("0-0-0"), Ok(Parsed::Castle { king_side: false }));
         assert!(matches!(
             parse_text("e8Q"),
-            Ok(Parsed::Normal { promotion: Some(Role::Queen), role: Role::Pawn, .. })
+            Ok(Parsed::Normal {
+                promotion: Some(Role::Queen),
+                role: Role::Pawn,
+                ..
+            })
         ));
         assert!(matches!(
             parse_text("bxc8=N"),
-            Ok(Parsed::Normal { promotion: Some(Role::Knight), from_file: Some(File::B), .. })
+            Ok(Parsed::Normal {
+                promotion: Some(Role::Knight),
+                from_file: Some(File::B),
+                ..
+            })
         ));
-        assert!(matches!(parse_text("Bc4"), Ok(Parsed::Normal { role: Role::Bishop, .. })));
+        assert!(matches!(
+            parse_text("Bc4"),
+            Ok(Parsed::Normal {
+                role: Role::Bishop,
+                ..
+            })
+        ));
         assert!(parse_text("Xe4").is_err());
         assert!(parse_text("e9").is_err());
         assert!(parse_text("").is_err());

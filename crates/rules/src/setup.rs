@@ -42,12 +42,26 @@ impl Setup {
     /// The standard starting arrangement.
     pub fn startpos() -> Setup {
         let mut s = Setup::empty();
-        let back =
-            [Role::Rook, Role::Knight, Role::Bishop, Role::Queen, Role::King, Role::Bishop, Role::Knight, Role::Rook];
+        let back = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
         for (i, file) in File::ALL.into_iter().enumerate() {
             for color in Color::ALL {
-                s.put(Square::from_coords(file, Rank::First.relative(color)), Piece::new(color, back[i]));
-                s.put(Square::from_coords(file, Rank::Second.relative(color)), Piece::new(color, Role::Pawn));
+                s.put(
+                    Square::from_coords(file, Rank::First.relative(color)),
+                    Piece::new(color, back[i]),
+                );
+                s.put(
+                    Square::from_coords(file, Rank::Second.relative(color)),
+                    Piece::new(color, Role::Pawn),
+                );
             }
         }
         s.castling = CastlingRights::ALL;
@@ -68,7 +82,10 @@ impl Setup {
 
     /// The squares holding this piece.
     pub fn squares_of(&self, piece: Piece) -> Bitboard {
-        Square::ALL.into_iter().filter(|sq| self.board[sq.index()] == Some(piece)).collect()
+        Square::ALL
+            .into_iter()
+            .filter(|sq| self.board[sq.index()] == Some(piece))
+            .collect()
     }
 }
 

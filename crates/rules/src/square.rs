@@ -18,8 +18,16 @@ pub enum File {
 }
 
 impl File {
-    pub const ALL: [File; 8] =
-        [File::A, File::B, File::C, File::D, File::E, File::F, File::G, File::H];
+    pub const ALL: [File; 8] = [
+        File::A,
+        File::B,
+        File::C,
+        File::D,
+        File::E,
+        File::F,
+        File::G,
+        File::H,
+    ];
 
     /// The file with this index; the index is taken modulo 8.
     #[inline]
@@ -47,7 +55,11 @@ impl File {
     #[inline]
     pub const fn offset(self, delta: i32) -> Option<File> {
         let i = self as i32 + delta;
-        if i >= 0 && i < 8 { Some(File::new(i as u32)) } else { None }
+        if i >= 0 && i < 8 {
+            Some(File::new(i as u32))
+        } else {
+            None
+        }
     }
 }
 
@@ -117,7 +129,11 @@ impl Rank {
     #[inline]
     pub const fn offset(self, delta: i32) -> Option<Rank> {
         let i = self as i32 + delta;
-        if i >= 0 && i < 8 { Some(Rank::new(i as u32)) } else { None }
+        if i >= 0 && i < 8 {
+            Some(Rank::new(i as u32))
+        } else {
+            None
+        }
     }
 }
 
@@ -171,7 +187,11 @@ impl Square {
 
     /// The square with this index, or `None` past `H8`.
     pub const fn try_new(index: u32) -> Option<Square> {
-        if index < 64 { Some(Square::new(index)) } else { None }
+        if index < 64 {
+            Some(Square::new(index))
+        } else {
+            None
+        }
     }
 
     #[inline]
@@ -237,7 +257,11 @@ impl FromStr for Square {
 
     fn from_str(s: &str) -> Result<Square, ParseSquareError> {
         let mut chars = s.chars();
-        match (chars.next().and_then(File::from_char), chars.next().and_then(Rank::from_char), chars.next()) {
+        match (
+            chars.next().and_then(File::from_char),
+            chars.next().and_then(Rank::from_char),
+            chars.next(),
+        ) {
             (Some(f), Some(r), None) => Ok(Square::from_coords(f, r)),
             _ => Err(ParseSquareError(s.to_owned())),
         }

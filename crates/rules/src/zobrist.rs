@@ -61,7 +61,12 @@ const fn make_keys() -> Keys {
         f += 1;
     }
     let (_, black_to_move) = splitmix(state);
-    Keys { pieces, castling, en_passant, black_to_move }
+    Keys {
+        pieces,
+        castling,
+        en_passant,
+        black_to_move,
+    }
 }
 
 static KEYS: Keys = make_keys();

@@ -11,11 +11,21 @@ fn legal_moves_and_san_match_reference() {
     let text = include_str!("data/legal_moves.txt");
     let mut positions = 0;
     let mut moves = 0;
-    for (lineno, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (lineno, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let mut fields = line.split('\t');
         let fen = fields.next().unwrap();
-        let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("line {}: {fen}: {e}", lineno + 1));
-        assert_eq!(pos.fen(), fen, "line {}: FEN does not round-trip", lineno + 1);
+        let pos =
+            Position::from_fen(fen).unwrap_or_else(|e| panic!("line {}: {fen}: {e}", lineno + 1));
+        assert_eq!(
+            pos.fen(),
+            fen,
+            "line {}: FEN does not round-trip",
+            lineno + 1
+        );
         let expected: BTreeMap<String, String> = fields
             .filter(|f| *f != "-")
             .map(|f| {
@@ -23,8 +33,11 @@ fn legal_moves_and_san_match_reference() {
                 (uci.to_owned(), san.to_owned())
             })
             .collect();
-        let ours: BTreeMap<String, String> =
-            pos.legal_moves().iter().map(|&m| (m.to_string(), pos.san(m))).collect();
+        let ours: BTreeMap<String, String> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| (m.to_string(), pos.san(m)))
+            .collect();
         assert_eq!(ours, expected, "line {}: {fen}", lineno + 1);
         for (uci, san) in &expected {
             let m = pos.parse_san(san).unwrap();
@@ -56,16 +69,27 @@ fn repetition_counts_match_reference() {
     let mut n = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let mut fields = line.split('\t');
-        let (fen, moves, count) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap());
+        let (fen, moves, count) = (
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+            fields.next().unwrap(),
+        );
         let mut game = Game::from_fen(fen).unwrap();
         for uci in moves.split_whitespace() {
-            let m = game.position().parse_uci(uci).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let m = game
+                .position()
+                .parse_uci(uci)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
             // Fivefold ends the game; the reference may count further, so play unchecked.
             if game.play(m).is_err() {
                 panic!("{line}: game refused {uci}");
             }
         }
-        assert_eq!(game.repetition_count(), count.parse::<usize>().unwrap(), "{line}");
+        assert_eq!(
+            game.repetition_count(),
+            count.parse::<usize>().unwrap(),
+            "{line}"
+        );
         n += 1;
     }
     assert!(n >= 300);

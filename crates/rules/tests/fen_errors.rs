@@ -1,7 +1,7 @@
 //! One test per FEN fault: each gets its own typed error and a message that explains it.
 
 use chess_rules::{
-    CastlingRights, Color, FenError, Position, PositionError, Rank, Setup, Square, STARTPOS_FEN,
+    CastlingRights, Color, FenError, Position, PositionError, Rank, STARTPOS_FEN, Setup, Square,
 };
 
 fn err(fen: &str) -> FenError {
@@ -10,8 +10,14 @@ fn err(fen: &str) -> FenError {
 
 #[test]
 fn wrong_field_count() {
-    assert_eq!(err("8/8/8/8/8/8/8/8 w"), FenError::WrongFieldCount { found: 2 });
-    assert_eq!(err("8/8/8/8/8/8/8/8 w - - 0 1 extra"), FenError::WrongFieldCount { found: 7 });
+    assert_eq!(
+        err("8/8/8/8/8/8/8/8 w"),
+        FenError::WrongFieldCount { found: 2 }
+    );
+    assert_eq!(
+        err("8/8/8/8/8/8/8/8 w - - 0 1 extra"),
+        FenError::WrongFieldCount { found: 7 }
+    );
     assert_eq!(err("   "), FenError::Empty);
     assert!(err("8/8/8/8/8/8/8/8 w").to_string().contains("found 2"));
 }
@@ -23,35 +29,64 @@ fn bad_piece_letter() {
     assert!(e.to_string().contains("'X'"), "{e}");
     assert_eq!(
         err("rnbqkbnr/pppppppp/8/8/4♘3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-        FenError::BadPiece { ch: '♘', rank: '4' }
+        FenError::BadPiece {
+            ch: '♘', rank: '4'
+        }
     );
     // 0 and 9 are not run lengths.
-    assert_eq!(err("8/8/8/8/8/8/8/K0k6 w - - 0 1"), FenError::BadPiece { ch: '0', rank: '1' });
+    assert_eq!(
+        err("8/8/8/8/8/8/8/K0k6 w - - 0 1"),
+        FenError::BadPiece { ch: '0', rank: '1' }
+    );
 }
 
 #[test]
 fn rank_not_eight_files() {
     assert_eq!(
         err("rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-        FenError::BadRankLength { rank: '7', files: 7, text: "ppppppp".into() }
+        FenError::BadRankLength {
+            rank: '7',
+            files: 7,
+            text: "ppppppp".into()
+        }
     );
     assert_eq!(
         err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1"),
-        FenError::BadRankLength { rank: '1', files: 9, text: "RNBQKBNRR".into() }
+        FenError::BadRankLength {
+            rank: '1',
+            files: 9,
+            text: "RNBQKBNRR".into()
+        }
     );
     assert_eq!(
         err("8/8/8/8/8/8/8/45 w - - 0 1").to_string(),
         "rank 1 describes 9 files, expected 8 (text \"45\")"
     );
-    assert_eq!(err("8/8/8/8/8/8/8 w - - 0 1"), FenError::WrongRankCount { found: 7 });
+    assert_eq!(
+        err("8/8/8/8/8/8/8 w - - 0 1"),
+        FenError::WrongRankCount { found: 7 }
+    );
 }
 
 #[test]
 fn missing_or_extra_kings() {
-    assert_eq!(err("8/8/8/8/8/8/8/4K3 w - - 0 1"), PositionError::MissingKing(Color::Black).into());
-    assert_eq!(err("4k3/8/8/8/8/8/8/8 w - - 0 1"), PositionError::MissingKing(Color::White).into());
+    assert_eq!(
+        err("8/8/8/8/8/8/8/4K3 w - - 0 1"),
+        PositionError::MissingKing(Color::Black).into()
+    );
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/8 w - - 0 1"),
+        PositionError::MissingKing(Color::White).into()
+    );
     let e = err("4k3/8/8/8/8/8/8/K3K3 w - - 0 1");
-    assert_eq!(e, PositionError::TooManyKings { color: Color::White, count: 2 }.into());
+    assert_eq!(
+        e,
+        PositionError::TooManyKings {
+            color: Color::White,
+            count: 2
+        }
+        .into()
+    );
     assert_eq!(e.to_string(), "2 white kings (exactly one is required)");
 }
 
@@ -80,7 +115,11 @@ fn too_many_checkers() {
     // Three pieces check the white king at once: no legal move produces that.
     assert_eq!(
         err("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1"),
-        PositionError::ImpossibleCheck { color: Color::White, count: 3 }.into()
+        PositionError::ImpossibleCheck {
+            color: Color::White,
+            count: 3
+        }
+        .into()
     );
 }
 
@@ -103,8 +142,14 @@ fn castling_rights_must_match_the_board() {
         err("1r2k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"),
         FenError::Position(PositionError::BadCastlingRights { right: 'q', .. })
     ));
-    assert_eq!(err("4k3/8/8/8/8/8/8/4K3 w KK - 0 1"), FenError::BadCastling("KK".into()));
-    assert_eq!(err("4k3/8/8/8/8/8/8/4K3 w HAha - 0 1"), FenError::BadCastling("HAha".into()));
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/4K3 w KK - 0 1"),
+        FenError::BadCastling("KK".into())
+    );
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/4K3 w HAha - 0 1"),
+        FenError::BadCastling("HAha".into())
+    );
 }
 
 #[test]
@@ -112,11 +157,20 @@ fn impossible_en_passant_square() {
     // Wrong rank for the side to move.
     assert!(matches!(
         err("4k3/8/8/8/3pP3/8/8/4K3 w - e3 0 1"),
-        FenError::Position(PositionError::BadEnPassant { square: Square::E3, .. })
+        FenError::Position(PositionError::BadEnPassant {
+            square: Square::E3,
+            ..
+        })
     ));
     // No pawn that could just have moved two squares.
     let e = err("4k3/8/8/8/8/8/8/4K3 b - e3 0 1");
-    assert!(matches!(e, FenError::Position(PositionError::BadEnPassant { square: Square::E3, .. })));
+    assert!(matches!(
+        e,
+        FenError::Position(PositionError::BadEnPassant {
+            square: Square::E3,
+            ..
+        })
+    ));
     assert!(e.to_string().contains("no pawn"), "{e}");
     // The crossed square is occupied.
     assert!(matches!(
@@ -124,37 +178,63 @@ fn impossible_en_passant_square() {
         FenError::Position(PositionError::BadEnPassant { .. })
     ));
     // Not a square on rank 3 or 6 at all.
-    assert_eq!(err("4k3/8/8/8/8/8/8/4K3 w - e4 0 1"), FenError::BadEnPassantSyntax("e4".into()));
-    assert_eq!(err("4k3/8/8/8/8/8/8/4K3 w - z9 0 1"), FenError::BadEnPassantSyntax("z9".into()));
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/4K3 w - e4 0 1"),
+        FenError::BadEnPassantSyntax("e4".into())
+    );
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/4K3 w - z9 0 1"),
+        FenError::BadEnPassantSyntax("z9".into())
+    );
 }
 
 #[test]
 fn counters_out_of_range() {
     assert!(matches!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 151 80"),
-        FenError::Position(PositionError::CounterOutOfRange { field: "halfmove clock", value: 151, .. })
+        FenError::Position(PositionError::CounterOutOfRange {
+            field: "halfmove clock",
+            value: 151,
+            ..
+        })
     ));
     assert!(matches!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 0 0"),
-        FenError::Position(PositionError::CounterOutOfRange { field: "fullmove number", value: 0, .. })
+        FenError::Position(PositionError::CounterOutOfRange {
+            field: "fullmove number",
+            value: 0,
+            ..
+        })
     ));
     assert!(matches!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999"),
-        FenError::Position(PositionError::CounterOutOfRange { field: "fullmove number", .. })
+        FenError::Position(PositionError::CounterOutOfRange {
+            field: "fullmove number",
+            ..
+        })
     ));
     assert_eq!(
         err("4k3/8/8/8/8/8/8/4K3 w - - -1 1"),
-        FenError::BadCounter { field: "halfmove clock", text: "-1".into() }
+        FenError::BadCounter {
+            field: "halfmove clock",
+            text: "-1".into()
+        }
     );
     assert_eq!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 0 x"),
-        FenError::BadCounter { field: "fullmove number", text: "x".into() }
+        FenError::BadCounter {
+            field: "fullmove number",
+            text: "x".into()
+        }
     );
 }
 
 #[test]
 fn bad_side_to_move() {
-    assert_eq!(err("4k3/8/8/8/8/8/8/4K3 W - - 0 1"), FenError::BadTurn("W".into()));
+    assert_eq!(
+        err("4k3/8/8/8/8/8/8/4K3 W - - 0 1"),
+        FenError::BadTurn("W".into())
+    );
 }
 
 #[test]
@@ -168,7 +248,10 @@ fn missing_counters_default() {
 
 #[test]
 fn round_trip_and_en_passant_writing() {
-    assert_eq!(Position::from_fen(STARTPOS_FEN).unwrap().fen(), STARTPOS_FEN);
+    assert_eq!(
+        Position::from_fen(STARTPOS_FEN).unwrap().fen(),
+        STARTPOS_FEN
+    );
     // The capture on d6 is legal: written.
     let fen = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2";
     assert_eq!(Position::from_fen(fen).unwrap().fen(), fen);

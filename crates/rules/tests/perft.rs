@@ -1,12 +1,15 @@
 //! The perft suite in `tests/data/perft.epd`: every entry up to a node budget must match.
 
-use chess_rules::{perft, perft_make_all, Position};
+use chess_rules::{Position, perft, perft_make_all};
 
 /// Entries above this many nodes are skipped (CI time); `CHESS_PERFT_MAX_NODES` raises it.
 const DEFAULT_MAX_NODES: u64 = 12_000_000;
 
 fn max_nodes() -> u64 {
-    std::env::var("CHESS_PERFT_MAX_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_MAX_NODES)
+    std::env::var("CHESS_PERFT_MAX_NODES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_NODES)
 }
 
 fn suite() -> Vec<(String, Vec<(u32, u64)>)> {
@@ -20,7 +23,10 @@ fn suite() -> Vec<(String, Vec<(u32, u64)>)> {
                 .map(|p| {
                     let p = p.trim();
                     let (d, n) = p.split_once(' ').unwrap();
-                    (d.trim_start_matches('D').parse().unwrap(), n.trim().parse().unwrap())
+                    (
+                        d.trim_start_matches('D').parse().unwrap(),
+                        n.trim().parse().unwrap(),
+                    )
                 })
                 .collect();
             (fen, counts)
@@ -47,11 +53,18 @@ fn perft_suite_bulk() {
             let got = perft(&pos, depth);
             checked += 1;
             if got != expected {
-                failures.push(format!("{fen} depth {depth}: expected {expected}, got {got}"));
+                failures.push(format!(
+                    "{fen} depth {depth}: expected {expected}, got {got}"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 500, "only {checked} entries checked");
 }
 

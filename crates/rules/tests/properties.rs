@@ -28,28 +28,46 @@ fn at(f: i32, r: i32) -> Option<usize> {
 /// Is `sq` attacked by `by` on board `b`? Walks rays and steps square by square.
 fn attacked(b: &Board, sq: usize, by: Color) -> bool {
     let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
-    let knight = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
-    let king = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
+    let knight = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    let king = [
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+    ];
     for (df, dr) in knight {
-        if let Some(s) = at(f + df, r + dr) {
-            if b[s] == Some((by, Role::Knight)) {
-                return true;
-            }
+        if let Some(s) = at(f + df, r + dr)
+            && b[s] == Some((by, Role::Knight))
+        {
+            return true;
         }
     }
     for (df, dr) in king {
-        if let Some(s) = at(f + df, r + dr) {
-            if b[s] == Some((by, Role::King)) {
-                return true;
-            }
+        if let Some(s) = at(f + df, r + dr)
+            && b[s] == Some((by, Role::King))
+        {
+            return true;
         }
     }
     let pawn_dr = if by == Color::White { -1 } else { 1 };
     for df in [-1, 1] {
-        if let Some(s) = at(f + df, r + pawn_dr) {
-            if b[s] == Some((by, Role::Pawn)) {
-                return true;
-            }
+        if let Some(s) = at(f + df, r + pawn_dr)
+            && b[s] == Some((by, Role::Pawn))
+        {
+            return true;
         }
     }
     for (i, (df, dr)) in king.iter().enumerate() {
@@ -105,10 +123,26 @@ fn slow_legal(pos: &Position) -> BTreeSet<String> {
         }
         let (f, r) = ((from % 8) as i32, (from / 8) as i32);
         let steps: &[(i32, i32)] = match role {
-            Role::Knight => &[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)],
-            Role::King | Role::Queen => {
-                &[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]
-            }
+            Role::Knight => &[
+                (1, 2),
+                (2, 1),
+                (2, -1),
+                (1, -2),
+                (-1, -2),
+                (-2, -1),
+                (-2, 1),
+                (-1, 2),
+            ],
+            Role::King | Role::Queen => &[
+                (1, 0),
+                (1, 1),
+                (0, 1),
+                (-1, 1),
+                (-1, 0),
+                (-1, -1),
+                (0, -1),
+                (1, -1),
+            ],
             Role::Bishop => &[(1, 1), (-1, 1), (-1, -1), (1, -1)],
             Role::Rook => &[(1, 0), (0, 1), (-1, 0), (0, -1)],
             Role::Pawn => &[],
@@ -137,22 +171,26 @@ fn slow_legal(pos: &Position) -> BTreeSet<String> {
             let start_rank = if us == Color::White { 1 } else { 6 };
             let last_rank = if us == Color::White { 7 } else { 0 };
             let promos: Vec<Option<Role>> = if r + dir == last_rank {
-                vec![Some(Role::Queen), Some(Role::Rook), Some(Role::Bishop), Some(Role::Knight)]
+                vec![
+                    Some(Role::Queen),
+                    Some(Role::Rook),
+                    Some(Role::Bishop),
+                    Some(Role::Knight),
+                ]
             } else {
                 vec![None]
             };
-            if let Some(one) = at(f, r + dir) {
-                if b[one].is_none() {
-                    for &p in &promos {
-                        try_move(from, one, p, None);
-                    }
-                    if r == start_rank {
-                        if let Some(two) = at(f, r + 2 * dir) {
-                            if b[two].is_none() {
-                                try_move(from, two, None, None);
-                            }
-                        }
-                    }
+            if let Some(one) = at(f, r + dir)
+                && b[one].is_none()
+            {
+                for &p in &promos {
+                    try_move(from, one, p, None);
+                }
+                if r == start_rank
+                    && let Some(two) = at(f, r + 2 * dir)
+                    && b[two].is_none()
+                {
+                    try_move(from, two, None, None);
                 }
             }
             for df in [-1, 1] {
@@ -174,12 +212,24 @@ fn slow_legal(pos: &Position) -> BTreeSet<String> {
     let ksq = king_sq(&b);
     if !attacked(&b, ksq, them) {
         for (side, empty, safe, to) in [
-            (chess_rules::CastlingSide::KingSide, vec![5, 6], vec![5, 6], 6),
-            (chess_rules::CastlingSide::QueenSide, vec![1, 2, 3], vec![3, 2], 2),
+            (
+                chess_rules::CastlingSide::KingSide,
+                vec![5, 6],
+                vec![5, 6],
+                6,
+            ),
+            (
+                chess_rules::CastlingSide::QueenSide,
+                vec![1, 2, 3],
+                vec![3, 2],
+                2,
+            ),
         ] {
             if rights.has(us, side)
                 && empty.iter().all(|&f| b[(rank * 8 + f) as usize].is_none())
-                && safe.iter().all(|&f| !attacked(&b, (rank * 8 + f) as usize, them))
+                && safe
+                    .iter()
+                    .all(|&f| !attacked(&b, (rank * 8 + f) as usize, them))
             {
                 out.insert(format!("{}{}", name(ksq), name((rank * 8 + to) as usize)));
             }
@@ -193,7 +243,10 @@ fn fast_legal(pos: &Position) -> BTreeSet<String> {
 }
 
 fn fresh_key(pos: &Position) -> u64 {
-    let plain = FenOptions { en_passant: EnPassantMode::Always, counters: true };
+    let plain = FenOptions {
+        en_passant: EnPassantMode::Always,
+        counters: true,
+    };
     Position::from_fen(&pos.fen_with(plain)).unwrap().zobrist()
 }
 
@@ -251,6 +304,10 @@ fn mirrored_positions_have_mirrored_moves() {
         let pos = Position::from_fen(fen).unwrap();
         let mirrored = pos.mirrored();
         assert_eq!(pos.count_legal(), mirrored.count_legal(), "{fen}");
-        assert_eq!(chess_rules::perft(&pos, 3), chess_rules::perft(&mirrored, 3), "{fen}");
+        assert_eq!(
+            chess_rules::perft(&pos, 3),
+            chess_rules::perft(&mirrored, 3),
+            "{fen}"
+        );
     }
 }
