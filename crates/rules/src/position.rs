@@ -8,9 +8,10 @@ use crate::{
     Role, Setup, Square, zobrist,
 };
 
-/// The highest half-move clock a position may carry: at 150 the seventy-five-move rule
-/// (FIDE 9.6.2) has already ended the game.
-pub const MAX_HALFMOVES: u32 = 150;
+/// The highest half-move clock accepted. A clock of 150 or more means the seventy-five-move
+/// rule (FIDE 9.6.2) has already ended the game, which [`crate::Game::outcome`] reports; FEN
+/// from tools that did not apply the rule may still carry larger clocks, so they are read.
+pub const MAX_HALFMOVES: u32 = 65_535;
 /// The highest full-move number accepted.
 pub const MAX_FULLMOVES: u32 = 65_535;
 

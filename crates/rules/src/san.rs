@@ -46,12 +46,13 @@ impl Default for SanOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SanStrictness {
     /// Accepts `0-0`, `Ng1f3`, `Ng1-f3`, `e8Q`, `exd6 e.p.`, a missing `x`, a missing or wrong
-    /// check mark, figurines and Chinese piece names, and trailing annotation symbols.
+    /// check mark, figurines and Chinese piece names, trailing annotation symbols, and the
+    /// null move as `--`, `Z0`, `0000` or `@@@@`.
     #[default]
     Lenient,
     /// Only the canonical SAN of the move (piece letters may be figurines or Chinese, and
-    /// annotation symbols may follow): `x` exactly on captures, `=` before a promotion, minimal
-    /// disambiguation, `O-O` with the letter O, and the right check mark.
+    /// annotation symbols or an `e.p.` note may follow): `x` exactly on captures, `=` before a
+    /// promotion, minimal disambiguation, `O-O` with the letter O, and the right check mark.
     Strict,
 }
 
@@ -92,10 +93,20 @@ enum Parsed {
 /// `e.p.` note, returning the core text and the check mark seen.
 fn strip_suffixes(text: &str) -> (&str, &str) {
     let mut s = text.trim();
+    // Annotation symbols may stand on either side of the check mark (`Nf3+!`, `Nf3!+`).
     s = s.trim_end_matches(['!', '?']);
     let before_marks = s;
     s = s.trim_end_matches(['+', '#']);
-    let marks = &before_marks[s.len()..];
+    let mut marks = &before_marks[s.len()..];
+    let unannotated = s.trim_end_matches(['!', '?']);
+    if unannotated.len() != s.len() {
+        s = unannotated;
+        if marks.is_empty() {
+            let before = s;
+            s = s.trim_end_matches(['+', '#']);
+            marks = &before[s.len()..];
+        }
+    }
     s = s.trim_end();
     for ep in ["e.p.", "ep", "e.p"] {
         if let Some(rest) = s.strip_suffix(ep) {
@@ -147,9 +158,10 @@ fn parse_text(core: &str) -> Result<Parsed, &'static str> {
         if let Some(role) = Role::from_char(promo_char) {
             let before = end - consumed;
             let sep = chars[before - 1];
-            let is_promo = role != Role::Pawn
-                && role != Role::King
-                && (sep == '=' || sep == '/' || sep.is_ascii_digit());
+            let is_promo = sep == '=' || sep == '/' || sep.is_ascii_digit();
+            if is_promo && matches!(role, Role::Pawn | Role::King) {
+                return Err("a pawn promotes to a queen, rook, bishop or knight only");
+            }
             if is_promo {
                 promotion = Some(role);
                 end = before;
@@ -454,6 +466,8 @@ mod tests {
         assert_eq!(strip_suffixes("exd6 e.p."), ("exd6", ""));
         assert_eq!(strip_suffixes("exd6e.p.+"), ("exd6", "+"));
         assert_eq!(strip_suffixes("Qh4#"), ("Qh4", "#"));
+        assert_eq!(strip_suffixes("Nf3!+"), ("Nf3", "+"));
+        assert_eq!(strip_suffixes("Nf3!?#"), ("Nf3", "#"));
     }
 
     #[test]
@@ -484,6 +498,11 @@ mod tests {
             })
         ));
         assert!(parse_text("Xe4").is_err());
+        assert_eq!(
+            parse_text("axb8=K"),
+            Err("a pawn promotes to a queen, rook, bishop or knight only")
+        );
+        assert!(parse_text("a8=P").is_err());
         assert!(parse_text("e9").is_err());
         assert!(parse_text("").is_err());
     }

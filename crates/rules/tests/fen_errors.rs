@@ -191,10 +191,10 @@ fn impossible_en_passant_square() {
 #[test]
 fn counters_out_of_range() {
     assert!(matches!(
-        err("4k3/8/8/8/8/8/8/4K3 w - - 151 80"),
+        err("4k3/8/8/8/8/8/8/4K3 w - - 70000 80"),
         FenError::Position(PositionError::CounterOutOfRange {
             field: "halfmove clock",
-            value: 151,
+            value: 70000,
             ..
         })
     ));
@@ -227,6 +227,13 @@ fn counters_out_of_range() {
             text: "x".into()
         }
     );
+}
+
+#[test]
+fn long_clocks_from_other_tools_are_read() {
+    let p = Position::from_fen("4k3/8/8/8/8/8/8/4KR2 w - - 320 161").unwrap();
+    assert_eq!(p.halfmoves(), 320);
+    assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/4KR2 w - - 320 161");
 }
 
 #[test]

@@ -316,7 +316,10 @@ fn null_moves() {
 #[test]
 fn king_steps_are_not_castling_in_san() {
     let pos = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
-    assert!(matches!(pos.parse_san("Kg1"), Err(SanError::Illegal { .. })));
+    assert!(matches!(
+        pos.parse_san("Kg1"),
+        Err(SanError::Illegal { .. })
+    ));
     assert!(pos.parse_san("O-O").unwrap().is_castle());
     // The long king-move forms name the castling move.
     assert!(pos.parse_san("Ke1g1").unwrap().is_castle());
