@@ -1,0 +1,691 @@
+//! `chess.v1.GameService`: durable game sessions. Each game's state lives behind its own
+//! async mutex, so calls on one game are serialised while different games proceed in
+//! parallel; an event is applied only after the store has made it durable.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chess_proto::v1::game_service_server::GameService;
+use chess_proto::v1::{
+    self, ClaimDrawRequest, CreateGameRequest, GameEvent, GameState, GetGameRequest,
+    MakeMoveRequest, ResignRequest, RespondToDrawRequest, WatchGameRequest, game_event::Kind,
+};
+use chess_proto::{
+    FieldViolation, color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto,
+    outcome_to_proto, position_from_fen,
+};
+use chess_rules::{Color, Outcome, Position, WinReason};
+use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
+use tokio::sync::{OwnedMutexGuard, broadcast};
+use tokio_stream::Stream;
+use tonic::{Code, Request, Response, Status};
+
+use crate::session::{Event, Session, SessionError, Side};
+use crate::store::{GameStore, StoreError};
+use crate::timecontrol::{Period, TimeControl};
+use crate::{GameId, Limits};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+struct Live {
+    session: Session,
+    events: broadcast::Sender<GameEvent>,
+    /// Bumped on every change so that a stale flag timer does nothing.
+    generation: u64,
+}
+
+#[derive(Default)]
+struct Slot {
+    live: Option<Live>,
+}
+
+struct Inner {
+    store: Arc<dyn GameStore>,
+    slots: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<Slot>>>>,
+    limits: Limits,
+    shutdown: Shutdown,
+    moves: MetricCounter,
+    created: MetricCounter,
+    watchers: MetricGauge,
+}
+
+/// The game-session half of the rules service.
+#[derive(Clone)]
+pub struct GamesApi {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for GamesApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GamesApi").finish_non_exhaustive()
+    }
+}
+
+fn session_status(e: SessionError) -> Status {
+    let (field, code) = match &e {
+        SessionError::GameOver(_) => ("game_id", Code::FailedPrecondition),
+        SessionError::NotYourTurn { .. } => ("side", Code::FailedPrecondition),
+        SessionError::StalePly { .. } => ("expected_ply", Code::FailedPrecondition),
+        SessionError::IllegalMove(_) => ("move", Code::InvalidArgument),
+        SessionError::DrawOffer(_) => ("offer_draw", Code::FailedPrecondition),
+        SessionError::NoDrawOffer(_) => ("side", Code::FailedPrecondition),
+        SessionError::NoClaim(_) => ("move", Code::FailedPrecondition),
+        SessionError::Clock(_) => ("game_id", Code::FailedPrecondition),
+        SessionError::Corrupt(_) => return Status::data_loss(e.to_string()),
+    };
+    FieldViolation::new(field, e.to_string()).into_status_with(code)
+}
+
+fn store_status(e: StoreError) -> Status {
+    match e {
+        StoreError::NotFound(id) => Status::not_found(format!("game {id} not found")),
+        StoreError::Conflict { .. } => Status::aborted(format!("{e}: retry")),
+        StoreError::Corrupt(_) => Status::data_loss(e.to_string()),
+        _ => Status::unavailable(format!("the move was not stored: {e}")),
+    }
+}
+
+fn parse_id(text: &str) -> Result<GameId, Status> {
+    text.trim()
+        .parse::<GameId>()
+        .map_err(|e| FieldViolation::new("game_id", e).into_status())
+}
+
+fn side_of(value: i32) -> Result<Option<Color>, Status> {
+    Ok(color_from_proto("side", value)?)
+}
+
+fn required_side(value: i32) -> Result<Color, Status> {
+    side_of(value)?.ok_or_else(|| {
+        FieldViolation::new("side", "say which side: COLOR_WHITE or COLOR_BLACK").into()
+    })
+}
+
+fn tc_to_proto(tc: &TimeControl) -> v1::TimeControl {
+    v1::TimeControl {
+        periods: tc
+            .periods
+            .iter()
+            .map(|p| v1::TimeControlPeriod {
+                moves: p.moves,
+                base_ms: p.base_ms,
+                increment_ms: p.increment_ms,
+            })
+            .collect(),
+    }
+}
+
+fn tc_from_request(req: &CreateGameRequest) -> Result<Option<TimeControl>, Status> {
+    if let Some(tc) = &req.time_control {
+        let periods = tc
+            .periods
+            .iter()
+            .map(|p| Period {
+                moves: p.moves,
+                base_ms: p.base_ms,
+                increment_ms: p.increment_ms,
+            })
+            .collect();
+        return TimeControl::new(periods)
+            .map(Some)
+            .map_err(|e| FieldViolation::new("time_control", e).into());
+    }
+    if req.time_control_text.trim().is_empty() {
+        return Ok(None);
+    }
+    TimeControl::parse(&req.time_control_text)
+        .map(Some)
+        .map_err(|e| FieldViolation::new("time_control_text", e).into())
+}
+
+/// `YYYY.MM.DD` of a Unix time in ms (PGN's date format).
+fn pgn_date(ms: u64) -> String {
+    // Civil-from-days (proleptic Gregorian), valid for any date after 1970.
+    let days = (ms / 86_400_000) as i64 + 719_468;
+    let era = days / 146_097;
+    let doe = days - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// PGN `TimeControl` tag (seconds, per the PGN standard): `40/5400+30:1800+30`.
+fn pgn_time_control(tc: &TimeControl) -> String {
+    tc.periods
+        .iter()
+        .map(|p| {
+            let moves = if p.moves > 0 {
+                format!("{}/", p.moves)
+            } else {
+                String::new()
+            };
+            let inc = if p.increment_ms > 0 {
+                format!("+{}", p.increment_ms / 1000)
+            } else {
+                String::new()
+            };
+            format!("{moves}{}{inc}", p.base_ms / 1000)
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
+    let mut moves = Vec::with_capacity(s.records.len());
+    let mut pos: Position = s.game.start().clone();
+    for (m, rec) in s.game.moves().iter().zip(&s.records) {
+        let mv = move_to_proto(&pos, *m);
+        pos.play_unchecked(*m);
+        moves.push(v1::PlayedMove {
+            r#move: Some(mv),
+            time_used_ms: rec.time_used_ms,
+            draw_offered: rec.draw_offered,
+            fen_after: pos.fen(),
+        });
+    }
+    let clock = s.remaining(now).map(|r| v1::Clock {
+        white_ms: r.white,
+        black_ms: r.black,
+        running: match s.clock.as_ref().and_then(|c| c.running_since_ms) {
+            Some(_) => color_to_proto(s.turn()).into(),
+            None => v1::Color::Unspecified.into(),
+        },
+    });
+    let pos = s.position();
+    GameState {
+        game_id: id.to_string(),
+        start_fen: s.start_fen.clone(),
+        fen: pos.fen(),
+        turn: color_to_proto(pos.turn()).into(),
+        moves,
+        ply: s.ply(),
+        time_control: s.time_control.as_ref().map(tc_to_proto),
+        clock,
+        draw_offer_from: s
+            .draw_offer
+            .map_or(v1::Color::Unspecified, color_to_proto)
+            .into(),
+        outcome: s.outcome.map(outcome_to_proto),
+        claimable_draw: s
+            .claimable_draw()
+            .map_or(v1::outcome::Rule::Unspecified, draw_rule)
+            .into(),
+        check: pos.is_check(),
+        white: s.white.clone(),
+        black: s.black.clone(),
+        pgn: pgn_of(id, s),
+    }
+}
+
+fn pgn_of(id: GameId, s: &Session) -> String {
+    let mut pgn = chess_pgn::PgnGame::new(s.game.start().clone());
+    pgn.set_tag("Event", "Casual game");
+    pgn.set_tag("Site", format!("chess-rules-service game {id}"));
+    pgn.set_tag("Date", pgn_date(s.created_ms));
+    pgn.set_tag("Round", "-");
+    pgn.set_tag("White", if s.white.is_empty() { "?" } else { &s.white });
+    pgn.set_tag("Black", if s.black.is_empty() { "?" } else { &s.black });
+    let result = s.outcome.map_or("*", |o| o.result());
+    pgn.set_tag("Result", result);
+    if let Some(tc) = &s.time_control {
+        pgn.set_tag("TimeControl", pgn_time_control(tc));
+    }
+    if let Some(o) = s.outcome {
+        let termination = match o {
+            Outcome::Decisive {
+                reason: WinReason::Timeout,
+                ..
+            } => "time forfeit",
+            Outcome::Draw {
+                reason: chess_rules::DrawReason::TimeoutInsufficientMaterial,
+            } => "time forfeit",
+            _ => "normal",
+        };
+        pgn.set_tag("Termination", termination);
+    }
+    crate::rules_api::fill_moves(&mut pgn, &s.game);
+    pgn.result = result.parse().ok();
+    pgn.to_pgn().unwrap_or_default()
+}
+
+impl GamesApi {
+    pub fn new(
+        store: Arc<dyn GameStore>,
+        limits: Limits,
+        shutdown: Shutdown,
+        metrics: &chess_service_kit::Metrics,
+    ) -> GamesApi {
+        GamesApi {
+            inner: Arc::new(Inner {
+                store,
+                slots: Mutex::new(HashMap::new()),
+                limits,
+                shutdown,
+                moves: metrics.counter("game_moves", "Moves stored"),
+                created: metrics.counter("games_created", "Games created"),
+                watchers: metrics.gauge("game_watchers", "Open WatchGame streams"),
+            }),
+        }
+    }
+
+    /// The game's slot, locked and loaded from the store if needed, with a fallen flag
+    /// recorded.
+    async fn slot(&self, id: GameId) -> Result<OwnedMutexGuard<Slot>, Status> {
+        let cell = {
+            let mut slots = self
+                .inner
+                .slots
+                .lock()
+                .map_err(|_| Status::internal("state lock poisoned"))?;
+            slots.entry(id).or_default().clone()
+        };
+        let mut slot = cell.lock_owned().await;
+        if slot.live.is_none() {
+            let store = self.inner.store.clone();
+            let events = tokio::task::spawn_blocking(move || store.load(id))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(store_status)?;
+            let Some(events) = events else {
+                if let Ok(mut slots) = self.inner.slots.lock() {
+                    slots.remove(&id);
+                }
+                return Err(Status::not_found(format!("game {id} not found")));
+            };
+            let session = Session::replay(&events).map_err(session_status)?;
+            let (tx, _) = broadcast::channel(64);
+            slot.live = Some(Live {
+                session,
+                events: tx,
+                generation: 0,
+            });
+            self.arm_flag_timer(id, &slot);
+        }
+        self.settle_flag(id, &mut slot).await?;
+        Ok(slot)
+    }
+
+    /// Records a flag that has fallen by now.
+    async fn settle_flag(&self, id: GameId, slot: &mut Slot) -> Result<(), Status> {
+        let Some(live) = slot.live.as_mut() else {
+            return Ok(());
+        };
+        let now = now_ms();
+        if let Some(side) = live.session.flag_fallen(now) {
+            let ev = Event::FlagFell {
+                side: Side::from(side),
+                at_ms: now,
+            };
+            self.commit(id, slot, ev, Kind::GameOver).await?;
+        }
+        Ok(())
+    }
+
+    /// Checks, stores, applies and announces one event.
+    async fn commit(
+        &self,
+        id: GameId,
+        slot: &mut Slot,
+        ev: Event,
+        kind: Kind,
+    ) -> Result<(), Status> {
+        let live = slot
+            .live
+            .as_mut()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        live.session.check(&ev).map_err(session_status)?;
+        let seq = live.session.events;
+        let store = self.inner.store.clone();
+        let stored = ev.clone();
+        tokio::task::spawn_blocking(move || store.append(id, seq, &stored))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(store_status)?;
+        live.session.apply(&ev);
+        live.generation += 1;
+        if matches!(ev, Event::Move { .. }) {
+            self.inner.moves.inc();
+        }
+        let now = now_ms();
+        let state = state_of(id, &live.session, now);
+        let over = live.session.outcome.is_some();
+        let _ = live.events.send(GameEvent {
+            kind: kind.into(),
+            state: Some(state.clone()),
+        });
+        if over && kind != Kind::GameOver {
+            let _ = live.events.send(GameEvent {
+                kind: Kind::GameOver.into(),
+                state: Some(state),
+            });
+        }
+        self.arm_flag_timer(id, slot);
+        Ok(())
+    }
+
+    /// Wakes up when the side to move's flag falls, so watchers learn of it without a call.
+    fn arm_flag_timer(&self, id: GameId, slot: &Slot) {
+        let Some(live) = slot.live.as_ref() else {
+            return;
+        };
+        let Some(deadline) = live.session.flag_deadline_ms() else {
+            return;
+        };
+        let generation = live.generation;
+        let me = self.clone();
+        tokio::spawn(async move {
+            let wait = deadline.saturating_sub(now_ms()) + 1;
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                _ = me.inner.shutdown.wait() => return,
+            }
+            let cell = me.inner.slots.lock().ok().and_then(|s| s.get(&id).cloned());
+            if let Some(cell) = cell {
+                let mut slot = cell.lock_owned().await;
+                if slot
+                    .live
+                    .as_ref()
+                    .is_some_and(|l| l.generation == generation)
+                    && let Err(e) = me.settle_flag(id, &mut slot).await
+                {
+                    tracing::warn!(%id, error = %e, "recording a flag fall failed");
+                }
+            }
+        });
+    }
+
+    fn state(&self, id: GameId, slot: &Slot) -> Result<GameState, Status> {
+        let live = slot
+            .live
+            .as_ref()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        Ok(state_of(id, &live.session, now_ms()))
+    }
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<GameEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl GameService for GamesApi {
+    #[tracing::instrument(skip_all)]
+    async fn create_game(
+        &self,
+        request: Request<CreateGameRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let start = position_from_fen("start_fen", &req.start_fen)?;
+        let time_control = tc_from_request(&req)?;
+        for (field, name) in [("white", &req.white), ("black", &req.black)] {
+            if name.chars().count() > 100 || name.chars().any(char::is_control) {
+                return Err(FieldViolation::new(
+                    field,
+                    "player names are at most 100 printable characters",
+                )
+                .into());
+            }
+        }
+        let id = GameId::new();
+        let ev = Event::Created {
+            start_fen: start.fen(),
+            time_control,
+            white: req.white,
+            black: req.black,
+            at_ms: now_ms(),
+        };
+        let session = Session::create(&ev).map_err(session_status)?;
+        let store = self.inner.store.clone();
+        tokio::task::spawn_blocking(move || store.create(id, &ev))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(store_status)?;
+        self.inner.created.inc();
+        let state = state_of(id, &session, now_ms());
+        let (tx, _) = broadcast::channel(64);
+        let slot = Slot {
+            live: Some(Live {
+                session,
+                events: tx,
+                generation: 0,
+            }),
+        };
+        if let Ok(mut slots) = self.inner.slots.lock() {
+            slots.insert(id, Arc::new(tokio::sync::Mutex::new(slot)));
+        }
+        tracing::info!(%id, "game created");
+        Ok(Response::new(state))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn get_game(
+        &self,
+        request: Request<GetGameRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let id = parse_id(&request.get_ref().game_id)?;
+        let slot = self.slot(id).await?;
+        Ok(Response::new(self.state(id, &slot)?))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id, mv = %request.get_ref().r#move))]
+    async fn make_move(
+        &self,
+        request: Request<MakeMoveRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = side_of(req.side)?;
+        if req.r#move.len() > 32 {
+            return Err(FieldViolation::new("move", "a move is at most 32 bytes").into());
+        }
+        let mut slot = self.slot(id).await?;
+        let live = slot
+            .live
+            .as_ref()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        let s = &live.session;
+        if let Some(o) = s.outcome {
+            return Err(session_status(SessionError::GameOver(o)));
+        }
+        if let Some(side) = side
+            && side != s.turn()
+        {
+            return Err(session_status(SessionError::NotYourTurn {
+                side,
+                turn: s.turn(),
+            }));
+        }
+        if let Some(expected) = req.expected_ply
+            && expected != s.ply()
+        {
+            return Err(session_status(SessionError::StalePly {
+                expected,
+                actual: s.ply(),
+            }));
+        }
+        if s.ply() as usize >= self.inner.limits.max_game_plies {
+            return Err(FieldViolation::new(
+                "move",
+                format!(
+                    "games are limited to {} plies",
+                    self.inner.limits.max_game_plies
+                ),
+            )
+            .into_status_with(Code::FailedPrecondition));
+        }
+        let m = move_from_text("move", s.position(), &req.r#move, false)?;
+        let kind = if req.offer_draw {
+            Kind::DrawOffered
+        } else {
+            Kind::Move
+        };
+        let ev = Event::Move {
+            uci: m.to_string(),
+            offer_draw: req.offer_draw,
+            at_ms: now_ms(),
+        };
+        self.commit(id, &mut slot, ev, kind).await?;
+        Ok(Response::new(self.state(id, &slot)?))
+    }
+
+    type WatchGameStream = EventStream;
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn watch_game(
+        &self,
+        request: Request<WatchGameRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let id = parse_id(&request.get_ref().game_id)?;
+        let slot = self.slot(id).await?;
+        let live = slot
+            .live
+            .as_ref()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        let mut rx = live.events.subscribe();
+        let snapshot = state_of(id, &live.session, now_ms());
+        let over = live.session.outcome.is_some();
+        drop(slot);
+        let (tx, out) = tokio::sync::mpsc::channel(16);
+        let me = self.clone();
+        tokio::spawn(async move {
+            me.inner.watchers.inc();
+            let _ = tx
+                .send(Ok(GameEvent {
+                    kind: Kind::Snapshot.into(),
+                    state: Some(snapshot),
+                }))
+                .await;
+            if !over {
+                loop {
+                    let ev = tokio::select! {
+                        ev = rx.recv() => ev,
+                        _ = tx.closed() => break,
+                        _ = me.inner.shutdown.wait() => {
+                            let _ = tx.send(Err(Status::unavailable("the rules service is shutting down"))).await;
+                            break;
+                        }
+                    };
+                    match ev {
+                        Ok(ev) => {
+                            let done = ev.kind == i32::from(Kind::GameOver);
+                            if tx.send(Ok(ev)).await.is_err() || done {
+                                break;
+                            }
+                        }
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            // Too slow to keep up: send the whole state again.
+                            let state = match me.slot(id).await {
+                                Ok(slot) => me.state(id, &slot),
+                                Err(e) => Err(e),
+                            };
+                            if tx
+                                .send(state.map(|s| GameEvent {
+                                    kind: Kind::Snapshot.into(),
+                                    state: Some(s),
+                                }))
+                                .await
+                                .is_err()
+                            {
+                                break;
+                            }
+                        }
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    }
+                }
+            }
+            me.inner.watchers.dec();
+        });
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(out),
+        )))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = required_side(req.side)?;
+        let mut slot = self.slot(id).await?;
+        let ev = Event::Resigned {
+            side: side.into(),
+            at_ms: now_ms(),
+        };
+        self.commit(id, &mut slot, ev, Kind::GameOver).await?;
+        Ok(Response::new(self.state(id, &slot)?))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn respond_to_draw(
+        &self,
+        request: Request<RespondToDrawRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = required_side(req.side)?;
+        let mut slot = self.slot(id).await?;
+        let ev = Event::DrawAnswered {
+            side: side.into(),
+            accept: req.accept,
+            at_ms: now_ms(),
+        };
+        let kind = if req.accept {
+            Kind::GameOver
+        } else {
+            Kind::DrawDeclined
+        };
+        self.commit(id, &mut slot, ev, kind).await?;
+        Ok(Response::new(self.state(id, &slot)?))
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn claim_draw(
+        &self,
+        request: Request<ClaimDrawRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = required_side(req.side)?;
+        let mut slot = self.slot(id).await?;
+        let uci = if req.r#move.trim().is_empty() {
+            None
+        } else {
+            let live = slot
+                .live
+                .as_ref()
+                .ok_or_else(|| Status::internal("game not loaded"))?;
+            Some(move_from_text("move", live.session.position(), &req.r#move, false)?.to_string())
+        };
+        let ev = Event::DrawClaimed {
+            side: side.into(),
+            uci,
+            at_ms: now_ms(),
+        };
+        self.commit(id, &mut slot, ev, Kind::GameOver).await?;
+        Ok(Response::new(self.state(id, &slot)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgn_dates_and_time_controls() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(1_796_083_200_000), "2026.12.01");
+        assert_eq!(
+            pgn_time_control(&TimeControl::parse("40/90+30:30+30").unwrap()),
+            "40/5400+30:1800+30"
+        );
+        assert_eq!(pgn_time_control(&TimeControl::parse("5+0").unwrap()), "300");
+    }
+}

@@ -1,0 +1,758 @@
+//! A game session as a fold over its events. Every change to a game is an [`Event`]; the
+//! store keeps the events, and replaying them (timestamps included) rebuilds exactly the
+//! same state, clocks and all. [`Session::check`] decides whether an event may happen;
+//! [`Session::apply`] makes it happen and cannot fail after a successful check.
+
+use chess_rules::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, WinReason};
+use serde::{Deserialize, Serialize};
+
+use crate::timecontrol::TimeControl;
+
+/// A side, as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+/// Everything that can happen to a game, with the server time (ms since the Unix epoch)
+/// at which it was accepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Created {
+        start_fen: String,
+        time_control: Option<TimeControl>,
+        white: String,
+        black: String,
+        at_ms: u64,
+    },
+    Move {
+        uci: String,
+        offer_draw: bool,
+        at_ms: u64,
+    },
+    DrawAnswered {
+        side: Side,
+        accept: bool,
+        at_ms: u64,
+    },
+    Resigned {
+        side: Side,
+        at_ms: u64,
+    },
+    DrawClaimed {
+        side: Side,
+        uci: Option<String>,
+        at_ms: u64,
+    },
+    FlagFell {
+        side: Side,
+        at_ms: u64,
+    },
+}
+
+/// Why an event may not happen now. The session is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    #[error("the game is over: {0}")]
+    GameOver(Outcome),
+    #[error("it is {turn}'s turn, not {side}'s")]
+    NotYourTurn { side: Color, turn: Color },
+    #[error("expected ply {expected} but the game is at ply {actual}: reload the game and retry")]
+    StalePly { expected: u32, actual: u32 },
+    #[error("{0}")]
+    IllegalMove(String),
+    #[error("{0}")]
+    DrawOffer(&'static str),
+    #[error("there is no draw offer from {0}'s opponent to answer")]
+    NoDrawOffer(Color),
+    #[error("{0}")]
+    NoClaim(String),
+    #[error("{0}")]
+    Clock(&'static str),
+    #[error("corrupt event log: {0}")]
+    Corrupt(String),
+}
+
+/// One played move's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveRecord {
+    pub time_used_ms: u64,
+    pub draw_offered: bool,
+}
+
+/// Clock state. Times are kept as of the start of the current turn; [`Session::remaining`]
+/// gives the live values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub remaining_ms: ByColor<i64>,
+    /// When the side to move's clock started; `None` before white's first move (the clocks
+    /// start when white has moved) and after the game ends.
+    pub running_since_ms: Option<u64>,
+    pub period: ByColor<usize>,
+    pub moves_in_period: ByColor<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub game: Game,
+    pub start_fen: String,
+    pub white: String,
+    pub black: String,
+    pub created_ms: u64,
+    pub time_control: Option<TimeControl>,
+    pub clock: Option<Clock>,
+    pub records: Vec<MoveRecord>,
+    /// The side whose draw offer awaits an answer.
+    pub draw_offer: Option<Color>,
+    /// A side whose offer was refused may not offer again until the opponent has offered.
+    pub offer_blocked: ByColor<bool>,
+    pub outcome: Option<Outcome>,
+    /// Events applied so far (the next event's sequence number).
+    pub events: u32,
+}
+
+fn at_of(ev: &Event) -> u64 {
+    match *ev {
+        Event::Created { at_ms, .. }
+        | Event::Move { at_ms, .. }
+        | Event::DrawAnswered { at_ms, .. }
+        | Event::Resigned { at_ms, .. }
+        | Event::DrawClaimed { at_ms, .. }
+        | Event::FlagFell { at_ms, .. } => at_ms,
+    }
+}
+
+impl Session {
+    /// A new session from its `Created` event.
+    pub fn create(ev: &Event) -> Result<Session, SessionError> {
+        let Event::Created {
+            start_fen,
+            time_control,
+            white,
+            black,
+            at_ms,
+        } = ev
+        else {
+            return Err(SessionError::Corrupt(
+                "the first event must be `created`".into(),
+            ));
+        };
+        let start = if start_fen.is_empty() {
+            Position::startpos()
+        } else {
+            Position::from_fen(start_fen).map_err(|e| SessionError::Corrupt(e.to_string()))?
+        };
+        let clock = time_control.as_ref().map(|tc| {
+            let base = tc.periods[0].base_ms as i64;
+            Clock {
+                remaining_ms: ByColor {
+                    white: base,
+                    black: base,
+                },
+                running_since_ms: None,
+                period: ByColor::default(),
+                moves_in_period: ByColor::default(),
+            }
+        });
+        let game = Game::new(start.clone());
+        let mut s = Session {
+            outcome: game.outcome(),
+            game,
+            start_fen: start.fen(),
+            white: white.clone(),
+            black: black.clone(),
+            created_ms: *at_ms,
+            time_control: time_control.clone(),
+            clock,
+            records: Vec::new(),
+            draw_offer: None,
+            offer_blocked: ByColor::default(),
+            events: 1,
+        };
+        if s.outcome.is_some() {
+            s.stop_clock();
+        }
+        Ok(s)
+    }
+
+    /// Rebuilds a session from its whole event log.
+    pub fn replay(events: &[Event]) -> Result<Session, SessionError> {
+        let (first, rest) = events
+            .split_first()
+            .ok_or_else(|| SessionError::Corrupt("no events".into()))?;
+        let mut s = Session::create(first)?;
+        for ev in rest {
+            s.check(ev)
+                .map_err(|e| SessionError::Corrupt(format!("event {}: {e}", s.events)))?;
+            s.apply(ev);
+        }
+        Ok(s)
+    }
+
+    pub fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    pub fn turn(&self) -> Color {
+        self.game.turn()
+    }
+
+    pub fn ply(&self) -> u32 {
+        self.game.ply() as u32
+    }
+
+    /// Live remaining times at `now_ms` (the running clock counted down, never negative).
+    pub fn remaining(&self, now_ms: u64) -> Option<ByColor<i64>> {
+        let clock = self.clock.as_ref()?;
+        let mut r = clock.remaining_ms;
+        if let Some(since) = clock.running_since_ms {
+            let t = self.turn();
+            r[t] -= now_ms.saturating_sub(since) as i64;
+        }
+        r.white = r.white.max(0);
+        r.black = r.black.max(0);
+        Some(r)
+    }
+
+    /// When the side to move's flag falls, if a clock is running.
+    pub fn flag_deadline_ms(&self) -> Option<u64> {
+        let clock = self.clock.as_ref()?;
+        if self.outcome.is_some() {
+            return None;
+        }
+        let since = clock.running_since_ms?;
+        Some(since.saturating_add(clock.remaining_ms[self.turn()].max(0) as u64))
+    }
+
+    /// The side whose flag has fallen by `now_ms`, if any.
+    pub fn flag_fallen(&self, now_ms: u64) -> Option<Color> {
+        (self.flag_deadline_ms()? <= now_ms).then(|| self.turn())
+    }
+
+    /// A draw the side to move may claim now.
+    pub fn claimable_draw(&self) -> Option<DrawReason> {
+        if self.outcome.is_some() {
+            None
+        } else {
+            self.game.claimable_draw()
+        }
+    }
+
+    fn ensure_running(&self) -> Result<(), SessionError> {
+        match self.outcome {
+            Some(o) => Err(SessionError::GameOver(o)),
+            None => Ok(()),
+        }
+    }
+
+    fn ensure_turn(&self, side: Color) -> Result<(), SessionError> {
+        let turn = self.turn();
+        if side == turn {
+            Ok(())
+        } else {
+            Err(SessionError::NotYourTurn { side, turn })
+        }
+    }
+
+    fn parse_uci(&self, uci: &str) -> Result<Move, SessionError> {
+        self.position()
+            .parse_uci(uci)
+            .map_err(|e| SessionError::IllegalMove(e.to_string()))
+    }
+
+    /// Whether `ev` may happen now (the caller has already recorded any flag that fell
+    /// before `ev`'s time).
+    pub fn check(&self, ev: &Event) -> Result<(), SessionError> {
+        match ev {
+            Event::Created { .. } => Err(SessionError::Corrupt("a second `created` event".into())),
+            Event::Move {
+                uci,
+                offer_draw,
+                at_ms,
+            } => {
+                self.ensure_running()?;
+                self.check_time(*at_ms)?;
+                let m = self.parse_uci(uci)?;
+                if m.is_null() {
+                    return Err(SessionError::IllegalMove(
+                        "a null move cannot be played in a game".into(),
+                    ));
+                }
+                if *offer_draw {
+                    let turn = self.turn();
+                    if self.draw_offer == Some(!turn) {
+                        return Err(SessionError::DrawOffer(
+                            "your opponent's draw offer is pending: accept or decline it instead of offering",
+                        ));
+                    }
+                    if self.offer_blocked[turn] {
+                        return Err(SessionError::DrawOffer(
+                            "your last draw offer was declined: you may offer again after your opponent has offered",
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Event::DrawAnswered { side, at_ms, .. } => {
+                self.ensure_running()?;
+                self.check_time(*at_ms)?;
+                let side = Color::from(*side);
+                if self.draw_offer != Some(!side) {
+                    return Err(SessionError::NoDrawOffer(side));
+                }
+                self.ensure_turn(side)
+            }
+            Event::Resigned { .. } => self.ensure_running(),
+            Event::DrawClaimed { side, uci, at_ms } => {
+                self.ensure_running()?;
+                self.check_time(*at_ms)?;
+                self.ensure_turn(Color::from(*side))?;
+                match uci {
+                    Some(uci) => {
+                        let m = self.parse_uci(uci)?;
+                        self.game.claimable_draw_with_move(m).map(|_| ()).ok_or_else(|| {
+                            SessionError::NoClaim(format!(
+                                "after {} the position would not occur a third time and fifty moves would not be complete",
+                                self.position().san(m)
+                            ))
+                        })
+                    }
+                    None => self.game.claimable_draw().map(|_| ()).ok_or_else(|| {
+                        SessionError::NoClaim(format!(
+                            "no draw to claim: this position has occurred {} time(s) and the fifty-move count is at {} half-moves",
+                            self.game.repetition_count(),
+                            self.position().halfmoves()
+                        ))
+                    }),
+                }
+            }
+            Event::FlagFell { side, at_ms } => {
+                self.ensure_running()?;
+                match self.flag_fallen(*at_ms) {
+                    Some(c) if c == Color::from(*side) => Ok(()),
+                    _ => Err(SessionError::Clock("that flag has not fallen")),
+                }
+            }
+        }
+    }
+
+    /// An event at `at_ms` after the flag of the side to move fell is too late.
+    fn check_time(&self, at_ms: u64) -> Result<(), SessionError> {
+        if self.flag_fallen(at_ms).is_some() {
+            return Err(SessionError::Clock("the flag has fallen"));
+        }
+        Ok(())
+    }
+
+    /// Applies an event that passed [`Session::check`].
+    pub fn apply(&mut self, ev: &Event) {
+        self.events += 1;
+        let at = at_of(ev);
+        match ev {
+            Event::Created { .. } => {}
+            Event::Move {
+                uci, offer_draw, ..
+            } => {
+                let Ok(m) = self.position().parse_uci(uci) else {
+                    return;
+                };
+                self.play(m, *offer_draw, at);
+            }
+            Event::DrawAnswered { side, accept, .. } => {
+                let side = Color::from(*side);
+                self.draw_offer = None;
+                if *accept {
+                    self.finish(
+                        Outcome::Draw {
+                            reason: DrawReason::Agreement,
+                        },
+                        at,
+                    );
+                } else {
+                    self.offer_blocked[!side] = true;
+                }
+            }
+            Event::Resigned { side, .. } => {
+                let winner = !Color::from(*side);
+                self.finish(
+                    Outcome::Decisive {
+                        winner,
+                        reason: WinReason::Resignation,
+                    },
+                    at,
+                );
+            }
+            Event::DrawClaimed { uci, .. } => {
+                let reason = match uci
+                    .as_deref()
+                    .and_then(|u| self.position().parse_uci(u).ok())
+                {
+                    Some(m) => {
+                        let reason = self.game.claimable_draw_with_move(m);
+                        self.play(m, false, at);
+                        reason
+                    }
+                    None => self.game.claimable_draw(),
+                };
+                // A declared move that itself ends the game (mate, fivefold) keeps that result.
+                if let (Some(reason), None) = (reason, self.outcome) {
+                    self.finish(Outcome::Draw { reason }, at);
+                }
+            }
+            Event::FlagFell { side, .. } => {
+                let side = Color::from(*side);
+                if let Some(clock) = self.clock.as_mut() {
+                    clock.remaining_ms[side] = 0;
+                    clock.running_since_ms = None;
+                }
+                let outcome = if self.position().can_possibly_mate(!side) {
+                    Outcome::Decisive {
+                        winner: !side,
+                        reason: WinReason::Timeout,
+                    }
+                } else {
+                    Outcome::Draw {
+                        reason: DrawReason::TimeoutInsufficientMaterial,
+                    }
+                };
+                self.finish(outcome, at);
+            }
+        }
+    }
+
+    fn play(&mut self, m: Move, offer_draw: bool, at: u64) {
+        let mover = self.turn();
+        let mut used = 0;
+        if let (Some(clock), Some(tc)) = (self.clock.as_mut(), self.time_control.as_ref()) {
+            if let Some(since) = clock.running_since_ms {
+                used = at.saturating_sub(since);
+            }
+            clock.remaining_ms[mover] -= used as i64;
+            let idx = clock.period[mover].min(tc.periods.len() - 1);
+            let period = tc.periods[idx];
+            clock.remaining_ms[mover] += period.increment_ms as i64;
+            clock.moves_in_period[mover] += 1;
+            if period.moves > 0 && clock.moves_in_period[mover] >= period.moves {
+                // The next period, or the last one again when it has a move count.
+                let next = (idx + 1).min(tc.periods.len() - 1);
+                clock.period[mover] = next;
+                clock.moves_in_period[mover] = 0;
+                clock.remaining_ms[mover] += tc.periods[next].base_ms as i64;
+            }
+            clock.running_since_ms = Some(at);
+        }
+        if self.game.play(m).is_err() {
+            return;
+        }
+        if self.draw_offer == Some(!mover) {
+            // Moving on refuses the opponent's offer.
+            self.draw_offer = None;
+            self.offer_blocked[!mover] = true;
+        }
+        if offer_draw {
+            self.draw_offer = Some(mover);
+            self.offer_blocked[!mover] = false;
+        }
+        self.records.push(MoveRecord {
+            time_used_ms: used,
+            draw_offered: offer_draw,
+        });
+        if let Some(outcome) = self.game.outcome() {
+            self.finish(outcome, at);
+        }
+    }
+
+    fn finish(&mut self, outcome: Outcome, at: u64) {
+        self.stop_clock_at(at);
+        self.draw_offer = None;
+        self.outcome = Some(outcome);
+    }
+
+    fn stop_clock_at(&mut self, at: u64) {
+        let turn = self.turn();
+        if let Some(clock) = self.clock.as_mut()
+            && let Some(since) = clock.running_since_ms.take()
+        {
+            clock.remaining_ms[turn] -= at.saturating_sub(since) as i64;
+            clock.remaining_ms[turn] = clock.remaining_ms[turn].max(0);
+        }
+    }
+
+    fn stop_clock(&mut self) {
+        if let Some(clock) = self.clock.as_mut() {
+            clock.running_since_ms = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn created(tc: Option<&str>) -> Event {
+        Event::Created {
+            start_fen: String::new(),
+            time_control: tc.map(|t| TimeControl::parse(t).unwrap()),
+            white: "A".into(),
+            black: "B".into(),
+            at_ms: 1_000,
+        }
+    }
+
+    fn mv(uci: &str, at_ms: u64) -> Event {
+        Event::Move {
+            uci: uci.into(),
+            offer_draw: false,
+            at_ms,
+        }
+    }
+
+    fn offer(uci: &str, at_ms: u64) -> Event {
+        Event::Move {
+            uci: uci.into(),
+            offer_draw: true,
+            at_ms,
+        }
+    }
+
+    fn run(s: &mut Session, ev: Event) -> Result<(), SessionError> {
+        s.check(&ev)?;
+        s.apply(&ev);
+        Ok(())
+    }
+
+    #[test]
+    fn clocks_count_down_with_increment_and_periods() {
+        let mut s = Session::create(&created(Some("2/1+1:1+0"))).unwrap();
+        // White's first move starts black's clock and costs white nothing.
+        run(&mut s, mv("e2e4", 5_000)).unwrap();
+        assert_eq!(s.records[0].time_used_ms, 0);
+        assert_eq!(s.clock.as_ref().unwrap().remaining_ms.white, 61_000);
+        run(&mut s, mv("e7e5", 15_000)).unwrap();
+        assert_eq!(s.records[1].time_used_ms, 10_000);
+        assert_eq!(s.remaining(15_000).unwrap().black, 51_000);
+        assert_eq!(s.remaining(20_000).unwrap().white, 56_000);
+        // White's second move completes period one: the second period's minute is added.
+        run(&mut s, mv("g1f3", 25_000)).unwrap();
+        assert_eq!(
+            s.clock.as_ref().unwrap().remaining_ms.white,
+            61_000 - 10_000 + 1_000 + 60_000
+        );
+        assert_eq!(s.clock.as_ref().unwrap().period.white, 1);
+    }
+
+    #[test]
+    fn flag_fall_loses_or_draws() {
+        let mut s = Session::create(&created(Some("0.1+0"))).unwrap();
+        run(&mut s, mv("e2e4", 0)).unwrap();
+        assert_eq!(s.flag_deadline_ms(), Some(6_000));
+        assert_eq!(s.flag_fallen(5_999), None);
+        assert_eq!(s.flag_fallen(6_000), Some(Color::Black));
+        // A move after the flag fell is refused.
+        assert_eq!(
+            s.check(&mv("e7e5", 7_000)),
+            Err(SessionError::Clock("the flag has fallen"))
+        );
+        run(
+            &mut s,
+            Event::FlagFell {
+                side: Side::Black,
+                at_ms: 7_000,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Decisive {
+                winner: Color::White,
+                reason: WinReason::Timeout
+            })
+        );
+
+        // White has only a king: black's flag falling is a draw.
+        let ev = Event::Created {
+            start_fen: "4k3/8/8/8/8/8/4p3/K7 b - - 0 1".into(),
+            time_control: Some(TimeControl::parse("0.1+0").unwrap()),
+            white: String::new(),
+            black: String::new(),
+            at_ms: 0,
+        };
+        let mut s = Session::create(&ev).unwrap();
+        run(&mut s, mv("e8d7", 0)).unwrap();
+        run(&mut s, mv("a1b1", 1_000)).unwrap();
+        run(
+            &mut s,
+            Event::FlagFell {
+                side: Side::Black,
+                at_ms: 60_000,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::TimeoutInsufficientMaterial
+            })
+        );
+    }
+
+    #[test]
+    fn draw_offer_etiquette() {
+        let mut s = Session::create(&created(None)).unwrap();
+        // White offers with its move; black declines by answering.
+        run(&mut s, offer("e2e4", 1)).unwrap();
+        assert_eq!(s.draw_offer, Some(Color::White));
+        // White cannot answer its own offer.
+        assert_eq!(
+            s.check(&Event::DrawAnswered {
+                side: Side::White,
+                accept: true,
+                at_ms: 2
+            }),
+            Err(SessionError::NoDrawOffer(Color::White))
+        );
+        run(
+            &mut s,
+            Event::DrawAnswered {
+                side: Side::Black,
+                accept: false,
+                at_ms: 2,
+            },
+        )
+        .unwrap();
+        assert_eq!(s.draw_offer, None);
+        run(&mut s, mv("e7e5", 3)).unwrap();
+        // Refused: white may not offer again...
+        assert!(matches!(
+            s.check(&offer("g1f3", 4)),
+            Err(SessionError::DrawOffer(_))
+        ));
+        run(&mut s, mv("g1f3", 4)).unwrap();
+        // ...until black has offered.
+        run(&mut s, offer("b8c6", 5)).unwrap();
+        assert_eq!(s.draw_offer, Some(Color::Black));
+        // White moves on instead of answering: that refuses black's offer.
+        run(&mut s, mv("f1c4", 6)).unwrap();
+        assert_eq!(s.draw_offer, None);
+        assert!(s.offer_blocked.black);
+        run(&mut s, mv("g8f6", 7)).unwrap();
+        // White may offer again now, and black accepts.
+        run(&mut s, offer("d2d3", 8)).unwrap();
+        assert!(!s.offer_blocked.black, "white's offer lifts black's block");
+        run(
+            &mut s,
+            Event::DrawAnswered {
+                side: Side::Black,
+                accept: true,
+                at_ms: 9,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::Agreement
+            })
+        );
+    }
+
+    #[test]
+    fn claims_resignation_and_replay() {
+        let mut events = vec![created(Some("5+3"))];
+        let mut s = Session::create(&events[0]).unwrap();
+        let mut t = 1_000;
+        for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+            t += 500;
+            let ev = mv(uci, t);
+            run(&mut s, ev.clone()).unwrap();
+            events.push(ev);
+        }
+        // Black to move; no claim yet.
+        let claim = Event::DrawClaimed {
+            side: Side::Black,
+            uci: None,
+            at_ms: t,
+        };
+        assert!(matches!(s.check(&claim), Err(SessionError::NoClaim(_))));
+        // By declaring f6g8 black claims the third occurrence.
+        let claim = Event::DrawClaimed {
+            side: Side::Black,
+            uci: Some("f6g8".into()),
+            at_ms: t + 100,
+        };
+        assert!(matches!(
+            s.check(&Event::DrawClaimed {
+                side: Side::White,
+                uci: None,
+                at_ms: t
+            }),
+            Err(SessionError::NotYourTurn { .. })
+        ));
+        run(&mut s, claim.clone()).unwrap();
+        events.push(claim);
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::ThreefoldRepetition
+            })
+        );
+        assert!(matches!(
+            s.check(&Event::Resigned {
+                side: Side::White,
+                at_ms: t
+            }),
+            Err(SessionError::GameOver(_))
+        ));
+
+        let again = Session::replay(&events).unwrap();
+        assert_eq!(again.outcome, s.outcome);
+        assert_eq!(again.clock, s.clock);
+        assert_eq!(again.game.moves(), s.game.moves());
+        assert_eq!(again.events, events.len() as u32);
+    }
+
+    #[test]
+    fn resignation_any_time_and_illegal_moves() {
+        let mut s = Session::create(&created(None)).unwrap();
+        assert!(matches!(
+            s.check(&mv("e2e5", 1)),
+            Err(SessionError::IllegalMove(_))
+        ));
+        run(
+            &mut s,
+            Event::Resigned {
+                side: Side::Black,
+                at_ms: 1,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Decisive {
+                winner: Color::White,
+                reason: WinReason::Resignation
+            })
+        );
+    }
+}

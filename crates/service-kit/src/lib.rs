@@ -1,0 +1,23 @@
+//! # chess-service-kit
+//!
+//! What every chess service shares: command-line/environment configuration, tracing, gRPC
+//! health and reflection, Prometheus metrics on a separate port, graceful shutdown on
+//! SIGTERM/SIGINT, and the announcement line tests and `chess up` read to find the ports.
+
+#![forbid(unsafe_code)]
+
+mod config;
+mod metrics;
+mod server;
+mod shutdown;
+mod telemetry;
+
+pub use config::{CommonArgs, LogFormat};
+pub use metrics::{GrpcMetricsLayer, Metrics};
+pub use server::{Bound, announce, bind, health_and_reflection, serve_metrics};
+pub use shutdown::{Shutdown, shutdown_signal};
+pub use telemetry::init_tracing;
+
+pub use chess_proto::FieldViolation;
+pub use prometheus_client::metrics::counter::Counter as MetricCounter;
+pub use prometheus_client::metrics::gauge::Gauge as MetricGauge;

@@ -1,0 +1,272 @@
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use http_body::Frame;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use tonic::body::Body;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    method: String,
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MethodLabels {
+    method: String,
+}
+
+fn latency_histogram() -> Histogram {
+    // 100 µs to ~100 s.
+    Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
+        0.0001, 2.0, 21,
+    ))
+}
+
+/// A service's Prometheus registry with the standard gRPC request metrics:
+/// `grpc_server_handled_total{method,code}` and
+/// `grpc_server_handling_seconds{method}` (a histogram).
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Arc<Mutex<Registry>>,
+    handled: Family<CallLabels, Counter>,
+    latency: Family<MethodLabels, Histogram, fn() -> Histogram>,
+    in_flight: Gauge,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// A registry whose metrics carry the prefix `chess` and a `service` label.
+    pub fn new(service: &str) -> Metrics {
+        let mut registry = Registry::with_prefix_and_labels(
+            "chess",
+            [(
+                std::borrow::Cow::Borrowed("service"),
+                std::borrow::Cow::Owned(service.to_owned()),
+            )]
+            .into_iter(),
+        );
+        let handled = Family::<CallLabels, Counter>::default();
+        let latency = Family::<MethodLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "grpc_server_handled",
+            "gRPC calls completed, by method and status code",
+            handled.clone(),
+        );
+        registry.register(
+            "grpc_server_handling_seconds",
+            "gRPC call latency from request to the end of the response",
+            latency.clone(),
+        );
+        registry.register(
+            "grpc_server_in_flight",
+            "gRPC calls in progress",
+            in_flight.clone(),
+        );
+        Metrics {
+            registry: Arc::new(Mutex::new(registry)),
+            handled,
+            latency,
+            in_flight,
+        }
+    }
+
+    /// Registers a gauge of the service's own (e.g. queue depth).
+    pub fn gauge(&self, name: &str, help: &str) -> Gauge {
+        let g = Gauge::default();
+        if let Ok(mut r) = self.registry.lock() {
+            r.register(name, help, g.clone());
+        }
+        g
+    }
+
+    /// Registers a counter of the service's own.
+    pub fn counter(&self, name: &str, help: &str) -> Counter {
+        let c = Counter::default();
+        if let Ok(mut r) = self.registry.lock() {
+            r.register(name, help, c.clone());
+        }
+        c
+    }
+
+    /// The Prometheus text exposition.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        if let Ok(r) = self.registry.lock() {
+            let _ = prometheus_client::encoding::text::encode(&mut out, &r);
+        }
+        out
+    }
+
+    fn record(&self, method: &str, code: &str, started: Instant) {
+        self.handled
+            .get_or_create(&CallLabels {
+                method: method.to_owned(),
+                code: code.to_owned(),
+            })
+            .inc();
+        self.latency
+            .get_or_create(&MethodLabels {
+                method: method.to_owned(),
+            })
+            .observe(started.elapsed().as_secs_f64());
+        self.in_flight.dec();
+    }
+}
+
+/// Tower layer that records every gRPC call in [`Metrics`]: the status code comes from the
+/// response headers (trailers-only errors) or from the trailers at the end of the body.
+#[derive(Clone, Debug)]
+pub struct GrpcMetricsLayer {
+    metrics: Metrics,
+}
+
+impl GrpcMetricsLayer {
+    pub fn new(metrics: Metrics) -> Self {
+        GrpcMetricsLayer { metrics }
+    }
+}
+
+impl<S> tower::Layer<S> for GrpcMetricsLayer {
+    type Service = GrpcMetricsService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        GrpcMetricsService {
+            inner,
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct GrpcMetricsService<S> {
+    inner: S,
+    metrics: Metrics,
+}
+
+fn code_name(value: &[u8]) -> String {
+    let n: i32 = std::str::from_utf8(value)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(2);
+    format!("{:?}", tonic::Code::from_i32(n))
+}
+
+impl<S, ReqBody> tower::Service<http::Request<ReqBody>> for GrpcMetricsService<S>
+where
+    S: tower::Service<http::Request<ReqBody>, Response = http::Response<Body>> + Send,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future =
+        Pin<Box<dyn std::future::Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<ReqBody>) -> Self::Future {
+        let method = req.uri().path().to_owned();
+        let metrics = self.metrics.clone();
+        let started = Instant::now();
+        metrics.in_flight.inc();
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            match fut.await {
+                Ok(resp) => {
+                    if let Some(code) = resp.headers().get("grpc-status") {
+                        metrics.record(&method, &code_name(code.as_bytes()), started);
+                        return Ok(resp);
+                    }
+                    let (parts, body) = resp.into_parts();
+                    let body = RecordingBody {
+                        inner: body,
+                        done: Some((metrics, method, started)),
+                    };
+                    Ok(http::Response::from_parts(parts, Body::new(body)))
+                }
+                Err(e) => {
+                    metrics.record(&method, "Internal", started);
+                    Err(e)
+                }
+            }
+        })
+    }
+}
+
+pin_project_lite::pin_project! {
+    struct RecordingBody {
+        #[pin]
+        inner: Body,
+        done: Option<(Metrics, String, Instant)>,
+    }
+
+    impl PinnedDrop for RecordingBody {
+        fn drop(this: Pin<&mut Self>) {
+            // The client went away before the trailers: record it as cancelled.
+            if let Some((m, method, started)) = this.project().done.take() {
+                m.record(&method, "Cancelled", started);
+            }
+        }
+    }
+}
+
+impl http_body::Body for RecordingBody {
+    type Data = tonic::codegen::Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        let polled = this.inner.poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(trailers) = frame.trailers_ref()
+                    && let Some((m, method, started)) = this.done.take()
+                {
+                    let code = trailers
+                        .get("grpc-status")
+                        .map_or_else(|| "Ok".to_owned(), |v| code_name(v.as_bytes()));
+                    m.record(&method, &code, started);
+                }
+            }
+            Poll::Ready(Some(Err(_))) => {
+                if let Some((m, method, started)) = this.done.take() {
+                    m.record(&method, "Internal", started);
+                }
+            }
+            Poll::Ready(None) => {
+                if let Some((m, method, started)) = this.done.take() {
+                    m.record(&method, "Ok", started);
+                }
+            }
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}

@@ -1,0 +1,79 @@
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => tracing::info!(signal = "SIGTERM", "shutting down"),
+                    _ = int.recv() => tracing::info!(signal = "SIGINT", "shutting down"),
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// A shutdown trigger shared by the servers of one process: fire it once, every server stops
+/// taking new calls, and long-running work can watch it to stop early.
+#[derive(Clone, Debug)]
+pub struct Shutdown {
+    tx: watch::Sender<bool>,
+    rx: watch::Receiver<bool>,
+}
+
+impl Shutdown {
+    pub fn new() -> Shutdown {
+        let (tx, rx) = watch::channel(false);
+        Shutdown { tx, rx }
+    }
+
+    pub fn trigger(&self) {
+        let _ = self.tx.send(true);
+    }
+
+    pub fn is_triggered(&self) -> bool {
+        *self.rx.borrow()
+    }
+
+    /// Resolves once [`Shutdown::trigger`] has been called.
+    pub async fn wait(&self) {
+        let mut rx = self.rx.clone();
+        let _ = rx.wait_for(|&v| v).await;
+    }
+
+    /// Triggers on SIGTERM/SIGINT from a background task.
+    pub fn trigger_on_signal(&self) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            me.trigger();
+        });
+    }
+
+    /// Resolves after the trigger plus the grace period: the moment to cancel what is left.
+    pub async fn wait_with_grace(&self, grace: Duration) {
+        self.wait().await;
+        tokio::time::sleep(grace).await;
+    }
+}
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        Shutdown::new()
+    }
+}

@@ -1,0 +1,29 @@
+//! The services as users meet them: real binaries on 127.0.0.1, real gRPC clients, every
+//! call through the gateway unless a test is about one service alone.
+
+mod auth;
+mod crash;
+mod games;
+mod rules_api;
+
+use chess_proto::v1::game_service_client::GameServiceClient;
+use chess_proto::v1::rules_service_client::RulesServiceClient;
+use tonic::transport::Channel;
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+pub async fn clients(
+    stack: &chess_integration_tests::Stack,
+) -> (RulesServiceClient<Channel>, GameServiceClient<Channel>) {
+    let ch = stack.gateway.channel().await;
+    (
+        RulesServiceClient::new(ch.clone()),
+        GameServiceClient::new(ch),
+    )
+}

@@ -1,0 +1,261 @@
+//! Support for the workspace integration tests: start the real service binaries on
+//! 127.0.0.1 with port 0, learn their addresses from the `LISTENING` line they print, and stop
+//! them (SIGTERM, or SIGKILL for crash tests) when done. Every wait is bounded.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tonic::transport::{Channel, Endpoint};
+
+/// A directory under the system temp dir, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("chess-it-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The directory holding the workspace's built binaries (`target/debug` or
+/// `target/release`, whichever built this test).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> -> target/<profile>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target dir")
+        .to_path_buf()
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    let path = bin_dir().join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: run the workspace tests with `cargo test --workspace` (which builds every binary) or `cargo build --bins` first",
+        path.display()
+    );
+    path
+}
+
+/// A running service process. Dropping it kills the process.
+#[derive(Debug)]
+pub struct Service {
+    pub name: String,
+    pub child: Option<Child>,
+    pub grpc: SocketAddr,
+    pub metrics: SocketAddr,
+    pub stderr_log: PathBuf,
+}
+
+impl Service {
+    /// Starts `binary` with `args` and waits (at most 20 s) for its LISTENING line.
+    pub fn start(binary: &str, args: &[&str], envs: &[(&str, &str)], log_dir: &Path) -> Service {
+        let stderr_log = log_dir.join(format!(
+            "{binary}-{}.log",
+            Instant::now().elapsed().as_nanos()
+        ));
+        let stderr = std::fs::File::create(&stderr_log).expect("log file");
+        let mut cmd = Command::new(bin(binary));
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.starts_with("LISTENING ") {
+                    let _ = tx.send(line);
+                }
+            }
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = child.kill();
+                let log = std::fs::read_to_string(&stderr_log).unwrap_or_default();
+                panic!("{binary} did not announce its address within 20 s; stderr:\n{log}");
+            }
+        };
+        let field = |key: &str| -> SocketAddr {
+            line.split_whitespace()
+                .find_map(|kv| kv.strip_prefix(key))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+        };
+        Service {
+            name: binary.to_owned(),
+            grpc: field("grpc="),
+            metrics: field("metrics="),
+            child: Some(child),
+            stderr_log,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.grpc)
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Endpoint::from_shared(self.url())
+            .expect("endpoint")
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(30))
+            .connect()
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", self.name))
+    }
+
+    /// SIGKILL: no chance to clean up, as in a crash.
+    pub fn kill_hard(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// SIGTERM and wait (at most `limit`) for the exit status.
+    pub fn terminate(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let mut child = self.child.take()?;
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    /// The Prometheus text from the metrics port.
+    pub fn scrape_metrics(&self) -> String {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect_timeout(&self.metrics, Duration::from_secs(5))
+            .expect("metrics");
+        s.set_read_timeout(Some(Duration::from_secs(5))).ok();
+        let _ = write!(
+            s,
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        );
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill_hard();
+    }
+}
+
+/// A rules service and a gateway in front of it.
+#[derive(Debug)]
+pub struct Stack {
+    pub gateway: Service,
+    pub rules: Service,
+    pub dir: TempDir,
+}
+
+impl Stack {
+    /// Open auth (loopback), redb store in a fresh temp dir.
+    pub fn start() -> Stack {
+        Stack::start_with(&[], &[])
+    }
+
+    pub fn start_with(gateway_args: &[&str], gateway_env: &[(&str, &str)]) -> Stack {
+        let dir = TempDir::new("stack");
+        let data = dir.0.join("data");
+        let data = data.to_str().expect("utf-8 path");
+        let rules = Service::start(
+            "chess-rules-service",
+            &["--listen", "127.0.0.1:0", "--data-dir", data],
+            &[],
+            &dir.0,
+        );
+        let rules_url = rules.url();
+        let mut args = vec![
+            "--listen",
+            "127.0.0.1:0",
+            "--rules-addr",
+            &rules_url,
+            "--rate-limit",
+            "0",
+        ];
+        args.extend_from_slice(gateway_args);
+        let gateway = Service::start("chess-gateway", &args, gateway_env, &dir.0);
+        Stack {
+            gateway,
+            rules,
+            dir,
+        }
+    }
+}
+
+/// The `google.rpc.BadRequest` field violations of a status, as (field, description).
+pub fn violations(status: &tonic::Status) -> Vec<(String, String)> {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .bad_request()
+        .map(|b| {
+            b.field_violations
+                .iter()
+                .map(|v| (v.field.clone(), v.description.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Asserts a call failed with `code` and a field violation on `field`.
+#[track_caller]
+pub fn assert_field_error<T: std::fmt::Debug>(
+    result: Result<T, tonic::Status>,
+    code: tonic::Code,
+    field: &str,
+) -> tonic::Status {
+    let status = match result {
+        Ok(v) => panic!("expected {code:?} on {field}, got success: {v:?}"),
+        Err(s) => s,
+    };
+    assert_eq!(status.code(), code, "{status:?}");
+    let v = violations(&status);
+    assert!(
+        v.iter().any(|(f, _)| f == field),
+        "no violation on {field:?}: {v:?} ({})",
+        status.message()
+    );
+    status
+}
