@@ -1,4 +1,5 @@
-//! `chess`: local chess tools on the command line.
+//! `chess`: local chess tools on the command line, the whole platform in one process
+//! (`chess up`), and a client for its gateway.
 //!
 //! ```text
 //! chess perft --depth 5                          count leaf nodes (last stdout line: the total)
@@ -7,19 +8,30 @@
 //! chess moves [--fen FEN] [--format uci]         list legal moves
 //! chess san e4 e5 Nf3                            convert moves to SAN and UCI
 //! chess pgn games.pgn [--normalize]              check (and re-emit) a PGN file
+//! chess up [--data-dir DIR] [--memory]           rules service + gateway on loopback
+//! chess game new|move|show|watch|resign|draw     games, through the gateway
+//! chess rules legal-moves|status                 rules queries, through the gateway
 //! ```
 //!
-//! Exit codes: 0 success, 1 invalid input or a failed check, 2 usage error.
+//! The local commands run synchronously; only `up`, `game` and `rules` start a Tokio runtime.
+//! The gateway commands take `--server URL` (`CHESS_SERVER`), `--api-key KEY`
+//! (`CHESS_API_KEY`) and `--timeout SECS`.
+//!
+//! Exit codes: 0 success, 1 invalid input, a failed check or a failed call, 2 usage error.
 
 #![forbid(unsafe_code)]
 
+mod client;
 mod error;
 mod fen;
+mod game;
 mod input;
 mod moves;
 mod perft;
 mod pgn;
+mod rules;
 mod san;
+mod up;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -28,12 +40,25 @@ use clap::{Parser, Subcommand};
 
 use crate::error::CliResult;
 
-/// Local chess tools: perft, FEN, legal moves, SAN conversion, PGN checking.
+/// Chess tools: perft, FEN, legal moves, SAN conversion and PGN checking locally; `chess up`
+/// runs the whole platform on this machine, and `chess game` / `chess rules` talk to it.
 #[derive(Debug, Parser)]
-#[command(name = "chess", version, about, propagate_version = true)]
+#[command(
+    name = "chess",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Run the platform locally and play a game:\n  \
+                  chess up\n  \
+                  chess game new --tc 5+3        # prints the game id\n  \
+                  chess game move <ID> e4\n  \
+                  chess game show <ID>"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    client: client::ClientArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,6 +73,14 @@ enum Command {
     San(san::SanArgs),
     /// Check a PGN file game by game, optionally re-emitting the good games.
     Pgn(pgn::PgnArgs),
+    /// Run the whole stack in this process on loopback: the rules service (games stored in
+    /// the data directory) and the gateway in front of it. Ctrl-C stops it.
+    Up(up::UpArgs),
+    /// Create, play, show and follow games through the gateway.
+    Game(game::GameArgs),
+    /// Rules queries through the gateway (legal moves, position status), e.g. to check a
+    /// deployment.
+    Rules(rules::RulesArgs),
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -57,6 +90,9 @@ fn run(cli: Cli) -> CliResult {
         Command::Moves(args) => moves::run(args),
         Command::San(args) => san::run(args),
         Command::Pgn(args) => pgn::run(args),
+        Command::Up(args) => up::run(args),
+        Command::Game(args) => game::run(args, &cli.client),
+        Command::Rules(args) => rules::run(args, &cli.client),
     }
 }
 

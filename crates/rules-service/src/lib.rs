@@ -154,10 +154,12 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
     let metrics = Metrics::new("rules");
     let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
     let rules = rules_api::RulesApi::new(config.limits());
-    let (_reporter, health, reflection) = chess_service_kit::health_and_reflection(&[
-        "chess.v1.RulesService",
-        "chess.v1.GameService",
-    ])?;
+    let (_reporter, health, reflection, reflection_alpha) =
+        chess_service_kit::health_and_reflection(&[
+            "chess.v1.RulesService",
+            "chess.v1.GameService",
+        ])
+        .await?;
     let bound = chess_service_kit::bind(config.listen).await?;
     let metrics_addr = chess_service_kit::serve_metrics(
         config.common.metrics_listen,
@@ -182,6 +184,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         .layer(GrpcMetricsLayer::new(metrics))
         .add_service(health)
         .add_service(reflection)
+        .add_service(reflection_alpha)
         .add_service(rules)
         .add_service(games)
         .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });

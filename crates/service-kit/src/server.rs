@@ -6,7 +6,7 @@ use hyper::body::Bytes;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 
 use crate::{Metrics, Shutdown};
 
@@ -14,7 +14,9 @@ use crate::{Metrics, Shutdown};
 #[derive(Debug)]
 pub struct Bound {
     pub addr: SocketAddr,
-    pub incoming: TcpListenerStream,
+    /// Accepted connections get TCP_NODELAY (small gRPC frames must not wait for delayed
+    /// ACKs) and keepalive probes.
+    pub incoming: TcpIncoming,
 }
 
 /// Binds a listener; a clear message on failure (address in use, not local, ...).
@@ -25,10 +27,10 @@ pub async fn bind(addr: SocketAddr) -> Result<Bound, String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read bound address: {e}"))?;
-    Ok(Bound {
-        addr,
-        incoming: TcpListenerStream::new(listener),
-    })
+    let incoming = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .with_keepalive(Some(std::time::Duration::from_secs(60)));
+    Ok(Bound { addr, incoming })
 }
 
 /// Prints the one machine-readable line that tells supervisors where a service listens:
@@ -38,9 +40,10 @@ pub fn announce(service: &str, grpc: SocketAddr, metrics: SocketAddr) {
     tracing::info!(service, %grpc, %metrics, "listening");
 }
 
-/// gRPC health (every named service set SERVING, plus the empty name for the whole server)
-/// and reflection over the `chess.v1` descriptors and the health service's own.
-pub fn health_and_reflection(
+/// gRPC health (every named service set SERVING, plus the empty name for the whole server,
+/// before this returns) and reflection (v1 and v1alpha, for older clients such as some grpcurl
+/// builds) over the `chess.v1` descriptors and the health service's own.
+pub async fn health_and_reflection(
     serving: &[&str],
 ) -> Result<
     (
@@ -49,26 +52,33 @@ pub fn health_and_reflection(
         tonic_reflection::server::v1::ServerReflectionServer<
             impl tonic_reflection::server::v1::ServerReflection,
         >,
+        tonic_reflection::server::v1alpha::ServerReflectionServer<
+            impl tonic_reflection::server::v1alpha::ServerReflection,
+        >,
     ),
     String,
 > {
     let (reporter, health) = tonic_health::server::health_reporter();
-    let names: Vec<String> = serving.iter().map(|s| s.to_string()).collect();
-    let r = reporter.clone();
-    tokio::spawn(async move {
-        for name in names {
-            r.set_service_status(name, tonic_health::ServingStatus::Serving)
-                .await;
-        }
-        r.set_service_status("", tonic_health::ServingStatus::Serving)
+    for name in serving {
+        reporter
+            .set_service_status(*name, tonic_health::ServingStatus::Serving)
             .await;
-    });
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(chess_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    }
+    reporter
+        .set_service_status("", tonic_health::ServingStatus::Serving)
+        .await;
+    let builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(chess_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection = builder()
         .build_v1()
         .map_err(|e| format!("reflection setup failed: {e}"))?;
-    Ok((reporter, health, reflection))
+    let reflection_alpha = builder()
+        .build_v1alpha()
+        .map_err(|e| format!("reflection setup failed: {e}"))?;
+    Ok((reporter, health, reflection, reflection_alpha))
 }
 
 /// Serves `GET /metrics` in the Prometheus text format until shutdown; returns the bound

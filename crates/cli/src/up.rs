@@ -1,0 +1,355 @@
+//! `chess up`: the whole stack in this one process, on loopback: the rules service with its
+//! embedded game store, and the gateway in front of it, sharing one shutdown trigger.
+//!
+//! ```text
+//! chess up                                   gateway on 127.0.0.1:50051, games in ./chess-data
+//! chess up --memory                          games kept in memory only
+//! chess up --listen 127.0.0.1:0 --rules-listen 127.0.0.1:0 --data-dir /tmp/x   free ports
+//! ```
+//!
+//! Each service prints its own `LISTENING service=<name> grpc=<addr> metrics=<addr>` line
+//! (the gateway's gives the actual port when `--listen` asks for port 0); once both answer
+//! their gRPC health checks a `chess up: ready` block follows with ready-to-paste examples.
+//! Ctrl-C or SIGTERM stops both gracefully and the process exits 0.
+
+use std::ffi::OsString;
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chess_gateway::GatewayConfig;
+use chess_rules_service::Config as RulesConfig;
+use chess_service_kit::{LogFormat, Shutdown};
+use clap::{Args, Parser as _};
+use tokio::sync::mpsc;
+use tonic::transport::Endpoint;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::client::DEFAULT_SERVER;
+use crate::error::{CliError, CliResult};
+
+/// How long both services get to answer their health checks after starting.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Pause between health-check attempts.
+const READY_RETRY: Duration = Duration::from_millis(100);
+/// Time allowed to one health-check connection or call.
+const HEALTH_CALL_TIMEOUT: Duration = Duration::from_secs(2);
+/// Time allowed past the grace period for the servers to return after shutdown.
+const STOP_SLACK: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Args)]
+pub struct UpArgs {
+    /// Directory of the embedded game store (`games.redb`); created if missing.
+    #[arg(long, value_name = "DIR", default_value = "chess-data")]
+    data_dir: PathBuf,
+    /// The gateway's address, the public API (loopback only); port 0 picks a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50051")]
+    listen: SocketAddr,
+    /// The rules service's address, called only by the gateway (loopback only); port 0 picks a
+    /// free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50052")]
+    rules_listen: SocketAddr,
+    /// Keep games in memory only: they are lost when the stack stops (no data directory).
+    #[arg(long)]
+    memory: bool,
+    /// Log filter in `tracing` syntax (logs go to stderr); `info` shows the services' activity.
+    #[arg(long, env = "CHESS_LOG", value_name = "FILTER", default_value = "warn")]
+    log: String,
+    /// Seconds the calls in flight get to finish after Ctrl-C or SIGTERM.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    shutdown_grace_secs: u64,
+}
+
+/// The resolved plan: actual addresses and both services' configurations.
+struct Plan {
+    gateway_addr: SocketAddr,
+    rules_addr: SocketAddr,
+    rules: RulesConfig,
+    gateway: GatewayConfig,
+    store: String,
+}
+
+pub fn run(args: UpArgs) -> CliResult {
+    for (flag, addr) in [
+        ("--listen", args.listen),
+        ("--rules-listen", args.rules_listen),
+    ] {
+        if !addr.ip().is_loopback() {
+            return Err(CliError::usage(format!(
+                "{flag} {addr}: `chess up` serves on loopback only (the gateway runs without API \
+                 keys); run chess-gateway and chess-rules-service for other addresses"
+            )));
+        }
+    }
+    let (gateway_addr, rules_addr) = reserve(args.listen, args.rules_listen)?;
+    chess_service_kit::init_tracing(LogFormat::Human, &args.log).map_err(CliError::usage)?;
+    let plan = plan(&args, gateway_addr, rules_addr)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(serve(plan, Duration::from_secs(args.shutdown_grace_secs)))
+}
+
+/// Checks that both addresses are free and resolves port 0 to the port each service will use:
+/// the services bind for themselves, and the gateway must know the rules service's address
+/// before either starts.
+fn reserve(gateway: SocketAddr, rules: SocketAddr) -> CliResult<(SocketAddr, SocketAddr)> {
+    let bind = |addr: SocketAddr, what: &str, flag: &str| {
+        TcpListener::bind(addr).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+                format!(" (is another `chess up` running? choose another address with {flag})")
+            } else {
+                String::new()
+            };
+            CliError::failure(format!("cannot listen on {addr} for the {what}: {e}{hint}"))
+        })
+    };
+    // Both are held at once, so that equal addresses fail here too.
+    let g = bind(gateway, "gateway", "--listen")?;
+    let r = bind(rules, "rules service", "--rules-listen")?;
+    let addrs = (g.local_addr()?, r.local_addr()?);
+    // The listeners close here; the services bind the same ports a moment later.
+    Ok(addrs)
+}
+
+fn plan(args: &UpArgs, gateway_addr: SocketAddr, rules_addr: SocketAddr) -> CliResult<Plan> {
+    let grace = args.shutdown_grace_secs.to_string();
+    let store = if args.memory {
+        "in memory (lost when the stack stops)".to_owned()
+    } else {
+        format!("in {}", args.data_dir.join("games.redb").display())
+    };
+    let rules_args: Vec<OsString> = vec![
+        "chess-rules-service".into(),
+        "--listen".into(),
+        rules_addr.to_string().into(),
+        "--data-dir".into(),
+        args.data_dir.clone().into(),
+        "--store".into(),
+        if args.memory { "memory" } else { "redb" }.into(),
+        "--metrics-listen".into(),
+        "127.0.0.1:0".into(),
+        "--shutdown-grace-secs".into(),
+        grace.clone().into(),
+    ];
+    let rules = RulesConfig::try_parse_from(rules_args)
+        .map_err(|e| CliError::usage(format!("rules service configuration: {}", first_line(&e))))?;
+    let gateway_args: Vec<OsString> = vec![
+        "chess-gateway".into(),
+        "--listen".into(),
+        gateway_addr.to_string().into(),
+        "--rules-addr".into(),
+        format!("http://{rules_addr}").into(),
+        // SEARCH SERVICE: not built yet. When crates/search-service exists, start it in
+        // `serve` next to the others (on --search-listen, default 127.0.0.1:50053), wait for
+        // its health, and pass its address here as `--search-addr http://ADDR`. Until then the
+        // gateway answers analysis calls with UNAVAILABLE.
+        "--auth".into(),
+        "open".into(),
+        "--metrics-listen".into(),
+        "127.0.0.1:0".into(),
+        "--shutdown-grace-secs".into(),
+        grace.into(),
+    ];
+    let gateway = GatewayConfig::try_parse_from(gateway_args)
+        .map_err(|e| CliError::usage(format!("gateway configuration: {}", first_line(&e))))?;
+    gateway
+        .validate()
+        .map_err(|e| CliError::usage(format!("gateway configuration: {e}")))?;
+    Ok(Plan {
+        gateway_addr,
+        rules_addr,
+        rules,
+        gateway,
+        store,
+    })
+}
+
+fn first_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or("invalid");
+    line.trim_start_matches("error: ").to_owned()
+}
+
+/// A service task's end: its name and what its `run` returned.
+type Ended = (&'static str, Result<(), String>);
+
+async fn serve(plan: Plan, grace: Duration) -> CliResult {
+    let Plan {
+        gateway_addr,
+        rules_addr,
+        rules,
+        gateway,
+        store,
+    } = plan;
+    let shutdown = Shutdown::new();
+    let (ended_tx, mut ended) = mpsc::channel::<Ended>(2);
+    let mut running = 0;
+
+    let tx = ended_tx.clone();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let result = chess_rules_service::run(rules, stop).await;
+        let _ = tx.send(("rules service", result)).await;
+    });
+    running += 1;
+
+    // SEARCH SERVICE: start it here once it exists (see the note in `plan`).
+
+    let tx = ended_tx;
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let result = chess_gateway::run(gateway, stop).await;
+        let _ = tx.send(("gateway", result)).await;
+    });
+    running += 1;
+
+    // One signal listener for the whole run, so that no signal falls between two waits.
+    let mut signalled = std::pin::pin!(signal());
+    let ready = async {
+        wait_healthy(rules_addr).await?;
+        wait_healthy(gateway_addr).await
+    };
+    let mut failure: Option<String> = None;
+    let mut interrupted = None;
+    tokio::select! {
+        r = tokio::time::timeout(READY_TIMEOUT, ready) => match r {
+            Ok(Ok(())) => print_ready(gateway_addr, rules_addr, &store),
+            Ok(Err(e)) => failure = Some(e),
+            Err(_) => failure = Some(format!(
+                "the services did not report healthy within {} s", READY_TIMEOUT.as_secs()
+            )),
+        },
+        Some((name, result)) = ended.recv() => {
+            running -= 1;
+            failure = Some(ended_text(name, result));
+        }
+        signal = &mut signalled => interrupted = Some(signal),
+    }
+
+    if failure.is_none() && interrupted.is_none() {
+        tokio::select! {
+            signal = &mut signalled => interrupted = Some(signal),
+            Some((name, result)) = ended.recv() => {
+                running -= 1;
+                failure = Some(ended_text(name, result));
+            }
+        }
+    }
+    if let Some(signal) = interrupted {
+        eprintln!(
+            "chess up: {signal}: stopping (calls in flight get {} s)",
+            grace.as_secs()
+        );
+    }
+    shutdown.trigger();
+
+    let drained = tokio::time::timeout(grace + STOP_SLACK, async {
+        while running > 0 {
+            let Some((name, result)) = ended.recv().await else {
+                break;
+            };
+            running -= 1;
+            if let Err(e) = result {
+                failure.get_or_insert_with(|| format!("{name}: {e}"));
+            }
+        }
+    })
+    .await;
+    if drained.is_err() {
+        failure.get_or_insert_with(|| "the services did not stop in time".to_owned());
+    }
+    match failure {
+        None => {
+            println!("chess up: stopped");
+            Ok(())
+        }
+        Some(text) => Err(CliError::failure(text)),
+    }
+}
+
+fn ended_text(name: &str, result: Result<(), String>) -> String {
+    match result {
+        Err(e) => format!("{name}: {e}"),
+        Ok(()) => format!("the {name} stopped unexpectedly"),
+    }
+}
+
+/// Polls the server's gRPC health (the whole server, service `""`) until it says SERVING.
+async fn wait_healthy(addr: SocketAddr) -> Result<(), String> {
+    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(|e| format!("bad address {addr}: {e}"))?
+        .connect_timeout(HEALTH_CALL_TIMEOUT)
+        .timeout(HEALTH_CALL_TIMEOUT);
+    loop {
+        if let Ok(channel) = endpoint.connect().await {
+            let mut client = HealthClient::new(channel);
+            let request = HealthCheckRequest {
+                service: String::new(),
+            };
+            if let Ok(answer) = client.check(request).await
+                && answer.get_ref().status == i32::from(ServingStatus::Serving)
+            {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(READY_RETRY).await;
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C), naming it.
+async fn signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            },
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+                "Ctrl-C"
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}
+
+fn print_ready(gateway: SocketAddr, rules: SocketAddr, store: &str) {
+    let server = format!("http://{gateway}");
+    let mut text = String::from("chess up: ready\n");
+    text.push_str(&format!(
+        "  gateway  {gateway:<21}  the public gRPC API; no API key needed on loopback\n"
+    ));
+    text.push_str(&format!(
+        "  rules    {rules:<21}  rules and games, stored {store}\n"
+    ));
+    text.push_str(&format!(
+        "  search   {:<21}  no search service yet: analysis calls answer UNAVAILABLE\n",
+        "not started"
+    ));
+    text.push_str("Try:\n");
+    if server != DEFAULT_SERVER {
+        text.push_str(&format!("  export CHESS_SERVER={server}\n"));
+    }
+    text.push_str(&format!(
+        "  grpcurl -plaintext -d '{{\"fen\":\"\"}}' {gateway} chess.v1.RulesService/LegalMoves\n"
+    ));
+    text.push_str("  chess game new --tc 5+3 --white Ann --black Bob\n");
+    text.push_str("  chess game move <ID> e4\n");
+    text.push_str("  chess game show <ID>\n");
+    text.push_str("Ctrl-C stops the stack.\n");
+    print!("{text}");
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+}

@@ -1,0 +1,148 @@
+//! # chess-gateway
+//!
+//! The chess platform's public gRPC API. It serves `chess.v1.RulesService` and
+//! `chess.v1.GameService` by forwarding every call to the rules service,
+//! `chess.v1.AnalysisService` by forwarding to the search service replicas (round-robin), and
+//! its own `chess.v1.GatewayService`. On the way it checks API keys, applies per-caller rate
+//! limits and size limits, passes the caller's deadline on, and lets a dropped call cancel the
+//! backend call. It also serves gRPC health and reflection (open, for probes and grpcurl),
+//! gRPC-Web over HTTP/1.1 for browsers, gzip, and Prometheus metrics on a separate port.
+//!
+//! ```no_run
+//! use clap::Parser;
+//! # async fn example() -> Result<(), String> {
+//! let config = chess_gateway::GatewayConfig::parse_from(["chess-gateway", "--listen", "127.0.0.1:0"]);
+//! let shutdown = chess_service_kit::Shutdown::new();
+//! shutdown.trigger_on_signal();
+//! chess_gateway::run(config, shutdown).await
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod auth;
+mod config;
+mod layers;
+mod services;
+mod upstream;
+
+use std::sync::Arc;
+
+use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
+use chess_proto::v1::game_service_server::GameServiceServer;
+use chess_proto::v1::gateway_service_server::GatewayServiceServer;
+use chess_proto::v1::rules_service_server::RulesServiceServer;
+use chess_service_kit::{
+    GrpcMetricsLayer, Metrics, Shutdown, announce, bind, health_and_reflection, serve_metrics,
+};
+use tonic::codec::CompressionEncoding::Gzip;
+use tonic::transport::Server;
+
+pub use config::{AuthMode, BackendCompression, GatewayConfig};
+
+use crate::config::Auth;
+use crate::layers::{CorsLayer, OversizeLayer};
+use crate::services::Gateway;
+
+/// Room above `--max-pgn-bytes` for the rest of a request message, so a PGN just over the limit
+/// gets the field violation rather than the transport's size error.
+const MESSAGE_SLACK_BYTES: usize = 64 << 10;
+
+const SERVICE_NAME: &str = "gateway";
+
+/// Binds, announces (`LISTENING service=gateway grpc=... metrics=...` on stdout), serves until
+/// `shutdown` fires, then stops taking calls and lets the calls in flight finish within the
+/// grace period (`--shutdown-grace-secs`); WatchGame streams end at once with UNAVAILABLE.
+pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String> {
+    let settings = config.settings()?;
+    let metrics = Metrics::new(SERVICE_NAME);
+    let gateway = Arc::new(Gateway::new(&settings, &metrics, shutdown.clone()));
+
+    let max_message = usize::try_from(settings.max_pgn_bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_add(MESSAGE_SLACK_BYTES);
+    let rules = RulesServiceServer::from_arc(gateway.clone())
+        .accept_compressed(Gzip)
+        .send_compressed(Gzip)
+        .max_decoding_message_size(max_message);
+    let games = GameServiceServer::from_arc(gateway.clone())
+        .accept_compressed(Gzip)
+        .send_compressed(Gzip)
+        .max_decoding_message_size(max_message);
+    let analysis = AnalysisServiceServer::from_arc(gateway.clone())
+        .accept_compressed(Gzip)
+        .send_compressed(Gzip)
+        .max_decoding_message_size(max_message);
+    let info = GatewayServiceServer::from_arc(gateway.clone())
+        .accept_compressed(Gzip)
+        .send_compressed(Gzip)
+        .max_decoding_message_size(max_message);
+
+    let analysis_available = !settings.search.is_empty();
+    let mut serving = vec![
+        "chess.v1.RulesService",
+        "chess.v1.GameService",
+        "chess.v1.GatewayService",
+    ];
+    if analysis_available {
+        serving.push("chess.v1.AnalysisService");
+    }
+    let (reporter, health, reflection, reflection_alpha) = health_and_reflection(&serving).await?;
+    if !analysis_available {
+        reporter
+            .set_service_status(
+                "chess.v1.AnalysisService",
+                tonic_health::ServingStatus::NotServing,
+            )
+            .await;
+    }
+
+    let bound = bind(settings.listen).await?;
+    let metrics_addr =
+        serve_metrics(settings.metrics_listen, metrics.clone(), shutdown.clone()).await?;
+
+    let router = Server::builder()
+        .accept_http1(true)
+        .layer(CorsLayer::new(settings.cors.clone()))
+        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(GrpcMetricsLayer::new(metrics))
+        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(reflection_alpha)
+        .add_service(rules)
+        .add_service(games)
+        .add_service(analysis)
+        .add_service(info);
+
+    announce(SERVICE_NAME, bound.addr, metrics_addr);
+    tracing::info!(
+        auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
+        rules = %gateway.rules_address(),
+        search = ?gateway.search_addresses(),
+        rate_limit = settings.rate.map_or(0, |(rate, _)| rate),
+        max_pgn_bytes = settings.max_pgn_bytes,
+        max_moves = settings.max_moves,
+        "gateway ready"
+    );
+    if !analysis_available {
+        tracing::warn!("no --search-addr: analysis calls will fail with UNAVAILABLE");
+    }
+
+    let stop = {
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown.wait().await;
+            tracing::info!("no longer taking calls; letting the calls in flight finish");
+        }
+    };
+    let serve = router.serve_with_incoming_shutdown(bound.incoming, stop);
+    tokio::select! {
+        served = serve => served.map_err(|e| format!("gRPC server failed: {e}"))?,
+        () = shutdown.wait_with_grace(settings.grace) => {
+            tracing::warn!(grace_secs = settings.grace.as_secs(), "grace period over; cancelling the calls still running");
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}

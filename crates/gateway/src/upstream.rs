@@ -1,0 +1,311 @@
+//! Backends: lazily connected channels, deadlines, metadata and error pass-through.
+
+use std::error::Error as _;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use http::{HeaderMap, Uri};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tonic::metadata::MetadataMap;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Request, Response, Status};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+/// How long a connection attempt to a backend may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long ServerInfo waits for a backend's health answer.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One backend address and its channel.
+#[derive(Clone, Debug)]
+pub(crate) struct Backend {
+    /// `rules` or `search`.
+    pub name: &'static str,
+    /// As configured, e.g. `http://127.0.0.1:50052`.
+    pub address: Arc<str>,
+    pub channel: Channel,
+}
+
+impl Backend {
+    /// A backend reached over a lazily connected channel: nothing connects until the first call,
+    /// and a backend that is down makes calls fail, not the gateway's start.
+    pub fn new(name: &'static str, uri: &Uri) -> Backend {
+        let address: Arc<str> = uri.to_string().trim_end_matches('/').into();
+        let endpoint = Endpoint::from(uri.clone())
+            .http2_keep_alive_interval(Duration::from_secs(30))
+            .keep_alive_timeout(Duration::from_secs(10))
+            .keep_alive_while_idle(true);
+        let connector = Connector {
+            name,
+            address: address.clone(),
+        };
+        Backend {
+            name,
+            address,
+            channel: endpoint.connect_with_connector_lazy(connector),
+        }
+    }
+
+    /// The backend's gRPC health (`""`, the whole server): `SERVING`, `NOT_SERVING` or
+    /// `UNKNOWN` (also when it cannot be asked).
+    pub async fn health(&self) -> &'static str {
+        let mut client = HealthClient::new(self.channel.clone());
+        let mut request = Request::new(HealthCheckRequest {
+            service: String::new(),
+        });
+        request.set_timeout(HEALTH_TIMEOUT);
+        let answer = tokio::time::timeout(HEALTH_TIMEOUT, client.check(request)).await;
+        match answer {
+            Ok(Ok(r)) => match ServingStatus::try_from(r.get_ref().status) {
+                Ok(ServingStatus::Serving) => "SERVING",
+                Ok(ServingStatus::NotServing) => "NOT_SERVING",
+                _ => "UNKNOWN",
+            },
+            Ok(Err(status)) => {
+                tracing::warn!(backend = self.name, address = %self.address, code = ?status.code(), message = status.message(), "health check failed");
+                "UNKNOWN"
+            }
+            Err(_) => {
+                tracing::warn!(backend = self.name, address = %self.address, "health check timed out");
+                "UNKNOWN"
+            }
+        }
+    }
+
+    /// The caller sees the backend's own errors unchanged; failures of the hop itself name
+    /// the backend.
+    pub fn map_error(&self, status: Status, deadline: Option<Instant>) -> Status {
+        let expired = deadline.is_some_and(|d| Instant::now() >= d);
+        match status.code() {
+            // tonic reports an expired deadline as CANCELLED (client side and server side).
+            Code::Cancelled | Code::DeadlineExceeded if expired => self.deadline_exceeded(),
+            // A failure of the hop (connection refused or lost, protocol error), not an answer
+            // of the backend's: those carry no source.
+            Code::Unknown | Code::Unavailable | Code::Internal if status.source().is_some() => {
+                tracing::warn!(backend = self.name, address = %self.address, error = %status.message(), "backend call failed");
+                if status.message().contains(&*self.address) {
+                    Status::unavailable(status.message())
+                } else {
+                    Status::unavailable(format!(
+                        "the {} service at {} failed: {}",
+                        self.name,
+                        self.address,
+                        status.message()
+                    ))
+                }
+            }
+            code => Status::with_details_and_metadata(
+                code,
+                status.message(),
+                status.details().to_vec().into(),
+                pass_metadata(status.metadata()),
+            ),
+        }
+    }
+
+    pub fn deadline_exceeded(&self) -> Status {
+        Status::deadline_exceeded(format!(
+            "deadline exceeded waiting for the {} service at {}",
+            self.name, self.address
+        ))
+    }
+}
+
+/// The deadline of an incoming call, from its `grpc-timeout` header.
+pub(crate) fn incoming_timeout(metadata: &MetadataMap) -> Result<Option<Duration>, Status> {
+    let Some(value) = metadata.get("grpc-timeout") else {
+        return Ok(None);
+    };
+    let bad = || Status::invalid_argument(format!("malformed grpc-timeout header {value:?}"));
+    let text = value.to_str().map_err(|_| bad())?;
+    if text.len() < 2 || text.len() > 9 {
+        return Err(bad());
+    }
+    let (digits, unit) = text.split_at(text.len() - 1);
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    Ok(Some(match unit {
+        "H" => Duration::from_secs(n * 3600),
+        "M" => Duration::from_secs(n * 60),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return Err(bad()),
+    }))
+}
+
+/// Caller metadata that travels on to the backend (tracing and request ids); the caller's
+/// key, deadline header and transport headers do not.
+const FORWARDED_REQUEST_METADATA: [&str; 3] = ["x-request-id", "traceparent", "tracestate"];
+
+/// A request for the backend: the message, the remaining deadline and the forwarded metadata.
+pub(crate) fn outgoing<T>(message: T, from: &MetadataMap, deadline: Option<Instant>) -> Request<T> {
+    let mut request = Request::new(message);
+    for name in FORWARDED_REQUEST_METADATA {
+        for value in from.get_all(name) {
+            request.metadata_mut().append(name, value.clone());
+        }
+    }
+    if let Some(deadline) = deadline {
+        request.set_timeout(deadline.saturating_duration_since(Instant::now()));
+    }
+    request
+}
+
+/// The backend's response with its metadata passed through.
+pub(crate) fn pass_response<T>(response: Response<T>) -> Response<T> {
+    let (metadata, message, _) = response.into_parts();
+    Response::from_parts(pass_metadata(&metadata), message, Default::default())
+}
+
+/// Response metadata worth passing on: what the backend set, not what HTTP/2 and gRPC framing
+/// added (those are set afresh on the caller's side).
+pub(crate) fn pass_metadata(from: &MetadataMap) -> MetadataMap {
+    let mut headers: HeaderMap = from.clone().into_headers();
+    let drop: Vec<_> = headers
+        .keys()
+        .filter(|k| !passes(k.as_str()))
+        .cloned()
+        .collect();
+    for name in drop {
+        headers.remove(name);
+    }
+    MetadataMap::from_headers(headers)
+}
+
+fn passes(name: &str) -> bool {
+    !(name.starts_with("grpc-")
+        || name.starts_with("access-control-")
+        || matches!(
+            name,
+            "content-type"
+                | "content-length"
+                | "content-encoding"
+                | "te"
+                | "trailer"
+                | "transfer-encoding"
+                | "connection"
+                | "keep-alive"
+                | "upgrade"
+                | "host"
+                | "date"
+                | "server"
+                | "user-agent"
+                | "vary"
+        ))
+}
+
+/// Connects over TCP with a timeout; a failure names the backend so the caller's UNAVAILABLE
+/// says which service is down.
+#[derive(Clone, Debug)]
+struct Connector {
+    name: &'static str,
+    address: Arc<str>,
+}
+
+/// A connection to a backend could not be made.
+#[derive(Debug)]
+pub(crate) struct ConnectFailed(String);
+
+impl fmt::Display for ConnectFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConnectFailed {}
+
+impl tower::Service<Uri> for Connector {
+    type Response = TokioIo<TcpStream>;
+    type Error = ConnectFailed;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, ConnectFailed>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), ConnectFailed>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let what = format!("the {} service at {}", self.name, self.address);
+        Box::pin(async move {
+            let host = uri
+                .host()
+                .unwrap_or_default()
+                .trim_start_matches('[')
+                .trim_end_matches(']');
+            let port = uri.port_u16().unwrap_or(80);
+            let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect((host, port)))
+                .await
+                .map_err(|_| {
+                    ConnectFailed(format!(
+                        "{what} cannot be reached: no connection within {} s",
+                        CONNECT_TIMEOUT.as_secs()
+                    ))
+                })?
+                .map_err(|e| ConnectFailed(format!("{what} cannot be reached: {e}")))?;
+            let _ = stream.set_nodelay(true);
+            Ok(TokioIo::new(stream))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grpc_timeout_header() {
+        let mut md = MetadataMap::new();
+        assert_eq!(incoming_timeout(&md).unwrap(), None);
+        for (text, want) in [
+            ("5S", Duration::from_secs(5)),
+            ("250m", Duration::from_millis(250)),
+            ("4999999u", Duration::from_micros(4_999_999)),
+            ("2M", Duration::from_secs(120)),
+            ("1H", Duration::from_secs(3600)),
+            ("7n", Duration::from_nanos(7)),
+        ] {
+            md.insert("grpc-timeout", text.parse().unwrap());
+            assert_eq!(incoming_timeout(&md).unwrap(), Some(want), "{text}");
+        }
+        for bad in ["", "S", "5", "5x", "123456789S", "-1S"] {
+            md.insert("grpc-timeout", bad.parse().unwrap());
+            assert!(incoming_timeout(&md).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn metadata_filters() {
+        let mut md = MetadataMap::new();
+        md.insert("content-type", "application/grpc".parse().unwrap());
+        md.insert("grpc-encoding", "gzip".parse().unwrap());
+        md.insert("x-received-timeout", "5S".parse().unwrap());
+        md.insert_bin(
+            "x-trace-bin",
+            tonic::metadata::MetadataValue::from_bytes(b"\x01\x02"),
+        );
+        let out = pass_metadata(&md);
+        assert!(out.get("content-type").is_none() && out.get("grpc-encoding").is_none());
+        assert_eq!(out.get("x-received-timeout").unwrap(), "5S");
+        assert!(out.get_bin("x-trace-bin").is_some());
+
+        let mut incoming = MetadataMap::new();
+        incoming.insert("authorization", "Bearer k".parse().unwrap());
+        incoming.insert("x-request-id", "abc".parse().unwrap());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let r = outgoing((), &incoming, Some(deadline));
+        assert!(r.metadata().get("authorization").is_none());
+        assert_eq!(r.metadata().get("x-request-id").unwrap(), "abc");
+        let t = incoming_timeout(r.metadata()).unwrap().unwrap();
+        assert!(
+            t <= Duration::from_secs(5) && t > Duration::from_secs(4),
+            "{t:?}"
+        );
+    }
+}
