@@ -403,8 +403,8 @@ fn fen_error_kinds() {
             "fullmove number \"-1\" is not a number",
         ),
         (
-            "4k3/8/8/8/8/8/8/4K3 w - - 151 1",
-            "halfmove clock 151 is out of range",
+            "4k3/8/8/8/8/8/8/4K3 w - - 70000 1",
+            "halfmove clock 70000 is out of range",
         ),
         (
             "4k3/8/8/8/8/8/8/4K3 w - - 0 0",
