@@ -17,7 +17,7 @@ use chess_proto::v1::{
     MakeMoveRequest, ResignRequest, RespondToDrawRequest, WatchGameRequest, game_event::Kind,
 };
 use chess_rules::Position;
-use chess_rules_service::timecontrol::{Period, TimeControl};
+use chess_rules_service::timecontrol::TimeControl;
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::client::{Client, ClientArgs};
@@ -394,15 +394,7 @@ fn used_time(ms: u64) -> String {
 }
 
 fn time_control_text(tc: &v1::TimeControl) -> String {
-    let periods = tc
-        .periods
-        .iter()
-        .map(|p| Period {
-            moves: p.moves,
-            base_ms: p.base_ms,
-            increment_ms: p.increment_ms,
-        })
-        .collect();
+    let periods = TimeControl::periods_from_proto(tc);
     TimeControl { periods }.to_string()
 }
 

@@ -24,7 +24,7 @@ use tonic::{Code, Request, Response, Status};
 
 use crate::session::{Event, Session, SessionError, Side};
 use crate::store::{GameStore, StoreError};
-use crate::timecontrol::{Period, TimeControl};
+use crate::timecontrol::TimeControl;
 use crate::{GameId, Limits};
 
 /// Milliseconds since the Unix epoch.
@@ -124,15 +124,7 @@ fn tc_to_proto(tc: &TimeControl) -> v1::TimeControl {
 
 fn tc_from_request(req: &CreateGameRequest) -> Result<Option<TimeControl>, Status> {
     if let Some(tc) = &req.time_control {
-        let periods = tc
-            .periods
-            .iter()
-            .map(|p| Period {
-                moves: p.moves,
-                base_ms: p.base_ms,
-                increment_ms: p.increment_ms,
-            })
-            .collect();
+        let periods = TimeControl::periods_from_proto(tc);
         return TimeControl::new(periods)
             .map(Some)
             .map_err(|e| FieldViolation::new("time_control", e).into());

@@ -103,6 +103,20 @@ impl TimeControl {
     }
 }
 
+impl TimeControl {
+    /// The periods of a wire time control, unvalidated (see [`TimeControl::new`]).
+    pub fn periods_from_proto(tc: &chess_proto::v1::TimeControl) -> Vec<Period> {
+        tc.periods
+            .iter()
+            .map(|p| Period {
+                moves: p.moves,
+                base_ms: p.base_ms,
+                increment_ms: p.increment_ms,
+            })
+            .collect()
+    }
+}
+
 impl std::fmt::Display for TimeControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for (i, p) in self.periods.iter().enumerate() {
