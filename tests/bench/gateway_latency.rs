@@ -39,10 +39,19 @@ fn report(name: &str, clients: usize, elapsed: Duration, mut lat: Vec<Duration>,
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let clients: usize = std::env::var("CHESS_BENCH_CLIENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-    let secs: u64 = std::env::var("CHESS_BENCH_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(if full { 5 } else { 1 });
+    let clients: usize = std::env::var("CHESS_BENCH_CLIENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let secs: u64 = std::env::var("CHESS_BENCH_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if full { 5 } else { 1 });
     let stack = Stack::start();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     rt.block_on(async {
         let channel = stack.gateway.channel().await;
         // LegalMoves after a short opening: the rules service parses, plays and lists.
@@ -54,10 +63,19 @@ fn main() {
             tasks.push(tokio::spawn(async move {
                 let mut lat = Vec::new();
                 let mut errors = 0;
-                let moves: Vec<String> = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"].iter().map(|s| s.to_string()).collect();
+                let moves: Vec<String> = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
                 while started.elapsed() < run_for {
                     let t = Instant::now();
-                    match rules.legal_moves(LegalMovesRequest { fen: String::new(), moves: moves.clone() }).await {
+                    match rules
+                        .legal_moves(LegalMovesRequest {
+                            fen: String::new(),
+                            moves: moves.clone(),
+                        })
+                        .await
+                    {
                         Ok(_) => lat.push(t.elapsed()),
                         Err(_) => errors += 1,
                     }
@@ -93,7 +111,10 @@ fn main() {
                     let mut pos = chess_rules::Position::startpos();
                     while started.elapsed() < run_for {
                         let moves = pos.legal_moves();
-                        if moves.is_empty() || pos.is_insufficient_material() || pos.halfmoves() >= 100 {
+                        if moves.is_empty()
+                            || pos.is_insufficient_material()
+                            || pos.halfmoves() >= 100
+                        {
                             continue 'games;
                         }
                         seed ^= seed << 13;
@@ -101,7 +122,14 @@ fn main() {
                         seed ^= seed << 17;
                         let m = moves[(seed % moves.len() as u64) as usize];
                         let t = Instant::now();
-                        match games.make_move(MakeMoveRequest { game_id: id.clone(), r#move: m.to_string(), ..Default::default() }).await {
+                        match games
+                            .make_move(MakeMoveRequest {
+                                game_id: id.clone(),
+                                r#move: m.to_string(),
+                                ..Default::default()
+                            })
+                            .await
+                        {
                             Ok(_) => {
                                 lat.push(t.elapsed());
                                 pos.play_unchecked(m);

@@ -437,9 +437,11 @@ impl Position {
         {
             self.hash ^= zobrist::en_passant(ep.file());
         }
-        self.halfmoves += 1;
+        // Counters saturate at the largest values FEN reading accepts, so every position's
+        // FEN reads back (a game ends long before: the 75-move rule stops it at 150).
+        self.halfmoves = (self.halfmoves + 1).min(MAX_HALFMOVES);
         if us == Color::Black {
-            self.fullmoves += 1;
+            self.fullmoves = (self.fullmoves + 1).min(MAX_FULLMOVES);
         }
         self.turn = them;
         self.hash ^= zobrist::black_to_move();

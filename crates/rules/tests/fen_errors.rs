@@ -237,6 +237,15 @@ fn long_clocks_from_other_tools_are_read() {
 }
 
 #[test]
+fn counters_saturate_so_every_fen_reads_back() {
+    let mut p = Position::from_fen("4k3/8/8/8/8/8/8/4KR2 b - - 65535 65535").unwrap();
+    let m = p.parse_san("Kd7").unwrap();
+    p.play_unchecked(m);
+    assert_eq!((p.halfmoves(), p.fullmoves()), (65_535, 65_535));
+    assert!(Position::from_fen(&p.fen()).is_ok());
+}
+
+#[test]
 fn bad_side_to_move() {
     assert_eq!(
         err("4k3/8/8/8/8/8/8/4K3 W - - 0 1"),
