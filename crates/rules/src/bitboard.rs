@@ -32,8 +32,8 @@ impl Bitboard {
     pub const EMPTY: Bitboard = Bitboard(0);
     pub const FULL: Bitboard = Bitboard(!0);
     /// `a1` is dark, `h1` light.
-    pub const LIGHT_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
-    pub const DARK_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
+    pub const LIGHT_SQUARES: Bitboard = Bitboard(0x55aa_55aa_55aa_55aa);
+    pub const DARK_SQUARES: Bitboard = Bitboard(0xaa55_aa55_aa55_aa55);
 
     #[inline]
     pub const fn from_square(sq: Square) -> Bitboard {
@@ -127,6 +127,10 @@ impl Bitboard {
         Bitboard(self.0 >> 8)
     }
 }
+
+const _: () = assert!(!Bitboard::LIGHT_SQUARES.contains(Square::A1));
+const _: () = assert!(Bitboard::LIGHT_SQUARES.contains(Square::H1));
+const _: () = assert!(Bitboard::DARK_SQUARES.contains(Square::H8));
 
 impl Iterator for Bitboard {
     type Item = Square;

@@ -340,3 +340,13 @@ fn uci_shaped_errors_explain_the_uci_reading() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn square_colours_agree() {
+    use chess_rules::Bitboard;
+    for sq in Square::ALL {
+        assert_eq!(Bitboard::LIGHT_SQUARES.contains(sq), sq.is_light(), "{sq}");
+        assert_eq!(Bitboard::DARK_SQUARES.contains(sq), !sq.is_light(), "{sq}");
+    }
+    assert!(!Square::A1.is_light() && Square::H1.is_light());
+}
