@@ -1,0 +1,537 @@
+//! The engine facade: options, the shared hash table, search threads, and handles to running
+//! searches. Protocol front ends (UCI, the gRPC service) translate their messages into these
+//! calls and nothing more.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use chess_rules::{Move, Position};
+
+use crate::eval::{Evaluator, HandEval};
+use crate::params::Params;
+use crate::score::Score;
+use crate::search::{Control, Searcher, Shared, Worker};
+use crate::timeman::TimeManager;
+use crate::tt::{Bound, TranspositionTable};
+
+/// Search threads need room for deep recursion (each ply holds a move list on the stack).
+const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// Engine settings. The names in [`OPTIONS`] set them by text (as UCI `setoption` does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Search threads (Lazy SMP: helpers share the hash table).
+    pub threads: usize,
+    /// Principal variations to report.
+    pub multipv: usize,
+    /// Milliseconds kept in hand per move for GUI and transport lag.
+    pub move_overhead_ms: u64,
+    /// Report win/draw/loss chances (UCI_ShowWDL).
+    pub show_wdl: bool,
+    /// The GUI may send `go ponder` (UCI Ponder); the engine only records it.
+    pub ponder: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 10,
+            show_wdl: false,
+            ponder: false,
+        }
+    }
+}
+
+/// The kind and range of an option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+}
+
+/// An option the engine understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: OptionKind,
+}
+
+/// Every option, with the UCI name, type, default and range.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "Hash",
+        kind: OptionKind::Spin {
+            default: 16,
+            min: 1,
+            max: 65_536,
+        },
+    },
+    OptionSpec {
+        name: "Threads",
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    },
+    OptionSpec {
+        name: "MultiPV",
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    },
+    OptionSpec {
+        name: "Move Overhead",
+        kind: OptionKind::Spin {
+            default: 10,
+            min: 0,
+            max: 5_000,
+        },
+    },
+    OptionSpec {
+        name: "UCI_ShowWDL",
+        kind: OptionKind::Check { default: false },
+    },
+    OptionSpec {
+        name: "Ponder",
+        kind: OptionKind::Check { default: false },
+    },
+];
+
+/// Why `set_option` refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionError {
+    Unknown(String),
+    Invalid {
+        name: &'static str,
+        value: String,
+        expected: String,
+    },
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionError::Unknown(n) => write!(f, "unknown option {n:?}"),
+            OptionError::Invalid {
+                name,
+                value,
+                expected,
+            } => write!(f, "invalid value {value:?} for {name}: expected {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// What to search and when to stop. Times are milliseconds. With no limit at all the search
+/// runs until stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u32>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Stop when a mate in this many moves (or fewer) is found.
+    pub mate: Option<u32>,
+    pub movetime: Option<u64>,
+    /// Search until stopped, and do not return before.
+    pub infinite: bool,
+    /// Search on the opponent's time until `ponderhit` (then the clock limits apply) or `stop`.
+    pub ponder: bool,
+    /// Only these root moves (all when empty).
+    pub searchmoves: Vec<Move>,
+}
+
+impl Limits {
+    /// A search to a fixed depth.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of a fixed number of milliseconds.
+    pub fn movetime(ms: u64) -> Limits {
+        Limits {
+            movetime: Some(ms),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of (about) a fixed number of nodes.
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// True when nothing but `stop` ends the search.
+    fn unlimited(&self) -> bool {
+        self.wtime.is_none()
+            && self.btime.is_none()
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.mate.is_none()
+            && self.movetime.is_none()
+    }
+}
+
+/// One principal variation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// 1 for the best line.
+    pub multipv: usize,
+    /// From the side to move's point of view.
+    pub score: Score,
+    /// Win/draw/loss per mille (see [`Score::wdl`]).
+    pub wdl: (u32, u32, u32),
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time_ms: u64,
+    pub pv: Vec<Move>,
+}
+
+/// Progress reported during a search: one line, whether its score is only a bound (aspiration
+/// window failed), and how full the hash table is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    pub line: Line,
+    /// `None` for an exact score; `Some(Bound::Lower)` for a lower bound (fail high), and so on.
+    pub bound: Option<Bound>,
+    /// Per mille.
+    pub hashfull: u32,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `None` only when the side to move has no legal move.
+    pub best_move: Option<Move>,
+    /// The expected reply, when known.
+    pub ponder: Option<Move>,
+    /// The principal variations, best first.
+    pub lines: Vec<Line>,
+}
+
+/// Stops a running search, or tells it the ponder move was played; cheap to clone and usable
+/// from any thread.
+#[derive(Clone, Debug)]
+pub struct StopHandle(Arc<Control>);
+
+impl StopHandle {
+    /// The search returns its best move so far within milliseconds.
+    pub fn stop(&self) {
+        self.0.stop.store(true, Relaxed);
+    }
+
+    /// The opponent played the expected move: the clock limits now apply.
+    pub fn ponderhit(&self) {
+        self.0.ponderhit();
+    }
+}
+
+/// A search running on its own threads.
+#[derive(Debug)]
+pub struct SearchHandle {
+    control: StopHandle,
+    join: JoinHandle<SearchResult>,
+    fallback: Option<Move>,
+}
+
+impl SearchHandle {
+    pub fn stop(&self) {
+        self.control.stop();
+    }
+
+    pub fn ponderhit(&self) {
+        self.control.ponderhit();
+    }
+
+    /// A handle for stopping the search from elsewhere while another thread waits.
+    pub fn stopper(&self) -> StopHandle {
+        self.control.clone()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.is_finished()
+    }
+
+    /// Waits for the search to end and returns its result.
+    pub fn wait(self) -> SearchResult {
+        match self.join.join() {
+            Ok(r) => r,
+            // A panicking search still answers with a legal move.
+            Err(_) => SearchResult {
+                best_move: self.fallback,
+                ponder: None,
+                lines: Vec::new(),
+            },
+        }
+    }
+}
+
+type EvalFactory = Arc<dyn Fn() -> Box<dyn Evaluator> + Send + Sync>;
+
+/// The engine: owns the hash table and the per-thread search state kept across moves.
+///
+/// ```
+/// use chess_rules::Position;
+/// use chess_search::{Engine, EngineOptions, Limits};
+/// let mut engine = Engine::new(EngineOptions::default());
+/// let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+/// let result = engine.go(&pos, &[], Limits::depth(3), |_| {}).wait();
+/// assert_eq!(result.best_move.unwrap().to_string(), "d1d8");
+/// ```
+pub struct Engine {
+    options: EngineOptions,
+    params: Params,
+    tt: Arc<TranspositionTable>,
+    workers: Arc<Vec<Mutex<Worker>>>,
+    eval_factory: EvalFactory,
+    last: Option<Arc<Control>>,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock(m: &Mutex<Worker>) -> MutexGuard<'_, Worker> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Engine {
+    /// An engine with the hand-written evaluation.
+    pub fn new(options: EngineOptions) -> Engine {
+        Engine::with_evaluator(options, || Box::new(HandEval::default()))
+    }
+
+    /// An engine whose threads each get an evaluator from `factory`.
+    pub fn with_evaluator<F>(options: EngineOptions, factory: F) -> Engine
+    where
+        F: Fn() -> Box<dyn Evaluator> + Send + Sync + 'static,
+    {
+        let eval_factory: EvalFactory = Arc::new(factory);
+        let mut options = options;
+        options.threads = options.threads.max(1);
+        options.multipv = options.multipv.max(1);
+        Engine {
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            workers: Arc::new(make_workers(options.threads, &eval_factory)),
+            params: Params::default(),
+            options,
+            eval_factory,
+            last: None,
+        }
+    }
+
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Replaces the tunables (for tuning runs).
+    pub fn set_params(&mut self, params: Params) {
+        self.params = params;
+    }
+
+    /// Sets an option by its UCI name (case-insensitive) from text.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
+        let spec = OPTIONS
+            .iter()
+            .find(|o| o.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
+        let value = value.trim();
+        match spec.kind {
+            OptionKind::Spin { min, max, .. } => {
+                let v: i64 = value
+                    .parse()
+                    .ok()
+                    .filter(|v| (min..=max).contains(v))
+                    .ok_or_else(|| OptionError::Invalid {
+                        name: spec.name,
+                        value: value.to_owned(),
+                        expected: format!("an integer from {min} to {max}"),
+                    })?;
+                let v = v as u64;
+                match spec.name {
+                    "Hash" => {
+                        self.stop_previous();
+                        self.options.hash_mb = v as usize;
+                        self.tt = Arc::new(TranspositionTable::new(v as usize));
+                    }
+                    "Threads" => {
+                        self.stop_previous();
+                        self.options.threads = v as usize;
+                        self.workers = Arc::new(make_workers(v as usize, &self.eval_factory));
+                    }
+                    "MultiPV" => self.options.multipv = v as usize,
+                    _ => self.options.move_overhead_ms = v,
+                }
+            }
+            OptionKind::Check { .. } => {
+                let v = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(OptionError::Invalid {
+                            name: spec.name,
+                            value: value.to_owned(),
+                            expected: "true or false".to_owned(),
+                        });
+                    }
+                };
+                match spec.name {
+                    "UCI_ShowWDL" => self.options.show_wdl = v,
+                    _ => self.options.ponder = v,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn stop_previous(&mut self) {
+        if let Some(c) = self.last.take() {
+            c.stop.store(true, Relaxed);
+        }
+    }
+
+    /// Forgets everything learnt: hash table, histories, evaluation caches. Waits for a
+    /// running search to end (stopping it first).
+    pub fn new_game(&mut self) {
+        self.stop_previous();
+        for w in self.workers.iter() {
+            lock(w).clear();
+        }
+        self.tt.clear();
+    }
+
+    /// Hash table use in per mille.
+    pub fn hashfull(&self) -> u32 {
+        self.tt.hashfull()
+    }
+
+    /// The static evaluation of a position, in centipawns for the side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        (self.eval_factory)().evaluate(pos)
+    }
+
+    /// Starts a search of `position` and returns at once. `history` holds the
+    /// [`Position::zobrist`] keys of the game's earlier positions, oldest first (for repetition
+    /// draws). `on_info` hears about every finished iteration, on the search thread. A search
+    /// still running from an earlier call is stopped first.
+    pub fn go<F>(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: Limits,
+        on_info: F,
+    ) -> SearchHandle
+    where
+        F: FnMut(&Info) + Send + 'static,
+    {
+        self.stop_previous();
+        let mut limits = limits;
+        if limits.unlimited() && !limits.ponder {
+            limits.infinite = true;
+        }
+        let control = Arc::new(Control::new(limits.ponder));
+        self.last = Some(control.clone());
+        self.tt.new_search();
+        let threads = self.workers.len();
+        let shared = Shared {
+            tt: self.tt.clone(),
+            control: control.clone(),
+            nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            time: TimeManager::new(
+                &limits,
+                position.turn(),
+                self.options.move_overhead_ms,
+                &self.params,
+            ),
+            params: self.params.clone(),
+            limits,
+            root: position.clone(),
+            history: history.to_vec(),
+            multipv: self.options.multipv,
+        };
+        let fallback = position.legal_moves().first().copied();
+        let workers = self.workers.clone();
+        let mut on_info = on_info;
+        let spawned = std::thread::Builder::new()
+            .name("search-0".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || run_search(&shared, &workers, &mut on_info));
+        let join = match spawned {
+            Ok(j) => j,
+            Err(_) => std::thread::spawn(move || SearchResult {
+                best_move: fallback,
+                ponder: None,
+                lines: Vec::new(),
+            }),
+        };
+        SearchHandle {
+            control: StopHandle(control),
+            join,
+            fallback,
+        }
+    }
+
+    /// Searches to completion on the calling thread's behalf (a convenience for tests and
+    /// tools): `go` followed by `wait`.
+    pub fn search(&mut self, position: &Position, history: &[u64], limits: Limits) -> SearchResult {
+        self.go(position, history, limits, |_| {}).wait()
+    }
+}
+
+fn make_workers(n: usize, factory: &EvalFactory) -> Vec<Mutex<Worker>> {
+    (0..n.max(1))
+        .map(|_| Mutex::new(Worker::new(factory())))
+        .collect()
+}
+
+fn run_search(
+    shared: &Shared,
+    workers: &[Mutex<Worker>],
+    on_info: &mut dyn FnMut(&Info),
+) -> SearchResult {
+    std::thread::scope(|s| {
+        for (id, worker) in workers.iter().enumerate().skip(1) {
+            // A helper that cannot start only costs strength.
+            let _ = std::thread::Builder::new()
+                .name(format!("search-{id}"))
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(s, move || {
+                    let mut w = lock(worker);
+                    Searcher::new(shared, &mut w, id).iterate(None);
+                });
+        }
+        let mut w = lock(&workers[0]);
+        let result = Searcher::new(shared, &mut w, 0).iterate(Some(on_info));
+        shared.control.stop.store(true, Relaxed);
+        result
+    })
+}

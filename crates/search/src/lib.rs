@@ -1,0 +1,45 @@
+//! # chess-search
+//!
+//! A classical chess engine as a library: iterative-deepening principal-variation search with
+//! a shared lock-free transposition table (Lazy SMP), staged move ordering, static exchange
+//! evaluation, time management and a hand-written evaluation behind the [`Evaluator`] trait.
+//! Pure library: threads from `std`, no async runtime, no I/O.
+//!
+//! With one thread, a search to a fixed depth is deterministic.
+//!
+//! ```
+//! use chess_rules::Position;
+//! use chess_search::{Engine, EngineOptions, Limits, Score};
+//!
+//! let mut engine = Engine::new(EngineOptions::default());
+//! // Back-rank mate: Rd8#.
+//! let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+//! let handle = engine.go(&pos, &[], Limits::depth(4), |info| {
+//!     let _ = (info.line.depth, info.line.score);
+//! });
+//! let result = handle.wait();
+//! assert_eq!(result.best_move.unwrap().to_string(), "d1d8");
+//! assert_eq!(result.lines[0].score, Score::Mate(1));
+//! ```
+
+pub mod bench;
+mod engine;
+mod eval;
+mod history;
+mod movepick;
+mod params;
+mod score;
+mod search;
+mod see;
+mod timeman;
+mod tt;
+
+pub use engine::{
+    Engine, EngineOptions, Info, Limits, Line, OPTIONS, OptionError, OptionKind, OptionSpec,
+    SearchHandle, SearchResult, StopHandle,
+};
+pub use eval::{Evaluator, HandEval, S};
+pub use params::{EvalParams, Params};
+pub use score::{MAX_PLY, Score};
+pub use see::{SEE_VALUE, see, see_ge};
+pub use tt::{Bound, TranspositionTable, TtEntry, score_from_tt, score_to_tt};

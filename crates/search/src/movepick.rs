@@ -1,0 +1,407 @@
+//! Staged move ordering.
+//!
+//! All legal moves are generated once, then handed out in stages so that a cutoff early on
+//! saves the scoring and sorting of the rest: the hash move; captures and queen promotions by
+//! MVV-LVA (most valuable victim, least valuable attacker) whose exchange does not lose material;
+//! the two killers and the counter move; the remaining quiets by history; and last the captures
+//! that lose material by SEE.
+
+use chess_rules::{
+    Bitboard, Move, MoveList, Position, Role, bishop_attacks, knight_attacks, pawn_attacks,
+    rook_attacks,
+};
+
+use crate::history::History;
+use crate::see::{SEE_VALUE, see_ge};
+use crate::tt::pack_move;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    TtMove,
+    ScoreCaptures,
+    GoodCaptures,
+    Killer1,
+    Killer2,
+    Counter,
+    ScoreQuiets,
+    Quiets,
+    BadCaptures,
+    QuietChecks,
+    Done,
+}
+
+/// True for captures (en passant included) and queen promotions.
+#[inline]
+pub(crate) fn is_tactical(pos: &Position, m: Move) -> bool {
+    pos.by_color(!pos.turn()).contains(m.to())
+        || m.is_en_passant()
+        || m.promotion() == Some(Role::Queen)
+}
+
+/// The role a move captures, if any.
+#[inline]
+pub(crate) fn captured_role(pos: &Position, m: Move) -> Option<Role> {
+    if m.is_en_passant() {
+        Some(Role::Pawn)
+    } else if pos.by_color(!pos.turn()).contains(m.to()) {
+        pos.role_at(m.to())
+    } else {
+        None
+    }
+}
+
+/// Squares from which a piece of the side to move would check the enemy king, by role.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CheckSquares([Bitboard; 6]);
+
+impl CheckSquares {
+    pub(crate) fn new(pos: &Position) -> CheckSquares {
+        let them = !pos.turn();
+        let ksq = pos.king_of(them);
+        let occ = pos.occupied();
+        let diag = bishop_attacks(ksq, occ);
+        let orth = rook_attacks(ksq, occ);
+        CheckSquares([
+            pawn_attacks(them, ksq),
+            knight_attacks(ksq),
+            diag,
+            orth,
+            diag | orth,
+            Bitboard::EMPTY,
+        ])
+    }
+
+    /// True when `m` checks directly (discovered checks are not seen).
+    #[inline]
+    pub(crate) fn gives_check(&self, m: Move) -> bool {
+        self.0[m.role_after().index()].contains(m.to())
+    }
+}
+
+pub(crate) struct MovePicker {
+    moves: MoveList,
+    scores: [i32; MoveList::CAPACITY],
+    stage: Stage,
+    tt_packed: u16,
+    /// Moves already handed out by a special stage (hash move, killers, counter).
+    given: [Move; 4],
+    n_given: usize,
+    killers: [Move; 2],
+    counter: Move,
+    /// Tactical moves are `moves[..split]`, quiets `moves[split..]`.
+    split: usize,
+    next: usize,
+    bad: [u8; MoveList::CAPACITY],
+    n_bad: usize,
+    next_bad: usize,
+    /// Quiescence outside check: tactical moves only, no SEE split.
+    captures_only: bool,
+    /// Quiescence: also quiet moves that give direct check, after the captures.
+    quiet_checks: bool,
+    skip_quiets: bool,
+    prev: [u16; 2],
+}
+
+impl MovePicker {
+    /// A picker for the main search.
+    pub(crate) fn new(
+        pos: &Position,
+        tt_move: u16,
+        killers: [Move; 2],
+        counter: Move,
+        prev: [u16; 2],
+    ) -> MovePicker {
+        MovePicker {
+            moves: pos.legal_moves(),
+            scores: [0; MoveList::CAPACITY],
+            stage: Stage::TtMove,
+            tt_packed: tt_move,
+            given: [Move::NULL; 4],
+            n_given: 0,
+            killers,
+            counter,
+            split: 0,
+            next: 0,
+            bad: [0; MoveList::CAPACITY],
+            n_bad: 0,
+            next_bad: 0,
+            captures_only: false,
+            quiet_checks: false,
+            skip_quiets: false,
+            prev,
+        }
+    }
+
+    /// A picker for quiescence: tactical moves only (and quiet checks when `checks`), or every
+    /// evasion when in check.
+    pub(crate) fn quiescence(
+        pos: &Position,
+        tt_move: u16,
+        in_check: bool,
+        checks: bool,
+    ) -> MovePicker {
+        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [u16::MAX; 2]);
+        p.captures_only = !in_check;
+        p.quiet_checks = !in_check && checks;
+        p
+    }
+
+    /// Number of legal moves in the position.
+    pub(crate) fn legal_count(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Stop handing out quiet moves (late-move and futility pruning); killers included.
+    pub(crate) fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    #[inline]
+    fn was_given(&self, m: Move) -> bool {
+        self.given[..self.n_given].contains(&m)
+    }
+
+    #[inline]
+    fn give(&mut self, m: Move) -> Option<Move> {
+        self.given[self.n_given] = m;
+        self.n_given += 1;
+        Some(m)
+    }
+
+    /// A quiet move from a killer or counter slot, if legal here and not given yet.
+    fn special_quiet(&mut self, m: Move) -> Option<Move> {
+        if m.is_null() || self.skip_quiets || self.was_given(m) {
+            return None;
+        }
+        if self.moves[self.split..].contains(&m) {
+            self.give(m)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn next(&mut self, pos: &Position, hist: &History) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::ScoreCaptures;
+                    if self.tt_packed != 0
+                        && let Some(&m) =
+                            self.moves.iter().find(|&&m| pack_move(m) == self.tt_packed)
+                        && (!self.captures_only || is_tactical(pos, m))
+                    {
+                        return self.give(m);
+                    }
+                }
+                Stage::ScoreCaptures => {
+                    // Partition: tactical moves to the front.
+                    let list = self.moves.as_mut_slice();
+                    let mut split = 0;
+                    for i in 0..list.len() {
+                        if is_tactical(pos, list[i]) {
+                            list.swap(i, split);
+                            split += 1;
+                        }
+                    }
+                    self.split = split;
+                    let us = pos.turn();
+                    for i in 0..split {
+                        let m = self.moves[i];
+                        let victim = captured_role(pos, m);
+                        let mut s = victim.map_or(0, |v| {
+                            SEE_VALUE[v.index()] * 8 + hist.capture(us, m, v) / 64
+                        });
+                        if m.promotion() == Some(Role::Queen) {
+                            s += SEE_VALUE[Role::Queen.index()] * 8;
+                        }
+                        self.scores[i] = s - m.role().index() as i32;
+                    }
+                    self.next = 0;
+                    self.stage = Stage::GoodCaptures;
+                }
+                Stage::GoodCaptures => {
+                    if self.next >= self.split {
+                        self.stage = if self.quiet_checks {
+                            self.next = self.split;
+                            Stage::QuietChecks
+                        } else if self.captures_only {
+                            Stage::Done
+                        } else {
+                            Stage::Killer1
+                        };
+                        continue;
+                    }
+                    // Selection sort: captures are few and a cutoff usually comes early.
+                    let mut best = self.next;
+                    for i in self.next + 1..self.split {
+                        if self.scores[i] > self.scores[best] {
+                            best = i;
+                        }
+                    }
+                    self.moves.as_mut_slice().swap(self.next, best);
+                    self.scores.swap(self.next, best);
+                    let i = self.next;
+                    let m = self.moves[i];
+                    self.next += 1;
+                    if self.was_given(m) {
+                        continue;
+                    }
+                    if !self.captures_only && !see_ge(pos, m, 0) {
+                        self.bad[self.n_bad] = i as u8;
+                        self.n_bad += 1;
+                        continue;
+                    }
+                    return Some(m);
+                }
+                Stage::Killer1 => {
+                    self.stage = Stage::Killer2;
+                    if let Some(m) = self.special_quiet(self.killers[0]) {
+                        return Some(m);
+                    }
+                }
+                Stage::Killer2 => {
+                    self.stage = Stage::Counter;
+                    if let Some(m) = self.special_quiet(self.killers[1]) {
+                        return Some(m);
+                    }
+                }
+                Stage::Counter => {
+                    self.stage = Stage::ScoreQuiets;
+                    if let Some(m) = self.special_quiet(self.counter) {
+                        return Some(m);
+                    }
+                }
+                Stage::ScoreQuiets => {
+                    self.stage = Stage::Quiets;
+                    self.next = self.split;
+                    if self.skip_quiets {
+                        continue;
+                    }
+                    let us = pos.turn();
+                    let len = self.moves.len();
+                    let checks = CheckSquares::new(pos);
+                    for i in self.split..len {
+                        let m = self.moves[i];
+                        // Underpromotions last; checks early.
+                        self.scores[i] = if m.promotion().is_some() {
+                            -1_000_000
+                        } else {
+                            hist.quiet(us, m, self.prev)
+                                + if checks.gives_check(m) { 16_384 } else { 0 }
+                        };
+                    }
+                    // Insertion sort, best first.
+                    for i in self.split + 1..len {
+                        let (m, s) = (self.moves[i], self.scores[i]);
+                        let mut j = i;
+                        while j > self.split && self.scores[j - 1] < s {
+                            self.scores[j] = self.scores[j - 1];
+                            self.moves.as_mut_slice()[j] = self.moves[j - 1];
+                            j -= 1;
+                        }
+                        self.scores[j] = s;
+                        self.moves.as_mut_slice()[j] = m;
+                    }
+                }
+                Stage::Quiets => {
+                    if self.skip_quiets || self.next >= self.moves.len() {
+                        self.stage = Stage::BadCaptures;
+                        continue;
+                    }
+                    let m = self.moves[self.next];
+                    self.next += 1;
+                    if !self.was_given(m) {
+                        return Some(m);
+                    }
+                }
+                Stage::BadCaptures => {
+                    if self.next_bad >= self.n_bad {
+                        self.stage = Stage::Done;
+                        continue;
+                    }
+                    let i = self.bad[self.next_bad] as usize;
+                    self.next_bad += 1;
+                    return Some(self.moves[i]);
+                }
+                Stage::QuietChecks => {
+                    let checks = CheckSquares::new(pos);
+                    while self.next < self.moves.len() {
+                        let m = self.moves[self.next];
+                        self.next += 1;
+                        if m.promotion().is_none() && checks.gives_check(m) && !self.was_given(m) {
+                            return Some(m);
+                        }
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_moves(pos: &Position, tt: u16, killers: [Move; 2]) -> Vec<Move> {
+        let hist = History::new();
+        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [u16::MAX; 2]);
+        let mut out = Vec::new();
+        while let Some(m) = p.next(pos, &hist) {
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn every_legal_move_exactly_once() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ];
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let legal = pos.legal_moves();
+            let quiet = legal
+                .iter()
+                .copied()
+                .find(|&m| !is_tactical(&pos, m))
+                .unwrap();
+            let tt = pack_move(legal[legal.len() / 2]);
+            let mut got = all_moves(&pos, tt, [quiet, Move::NULL]);
+            assert_eq!(got[0], legal[legal.len() / 2], "{fen}");
+            got.sort_by_key(|m| pack_move(*m));
+            let mut want: Vec<Move> = legal.iter().copied().collect();
+            want.sort_by_key(|m| pack_move(*m));
+            assert_eq!(got, want, "{fen}");
+        }
+    }
+
+    #[test]
+    fn good_captures_before_quiets_before_bad_captures() {
+        // The queen can take an undefended rook (good) or a pawn defended by a pawn (bad).
+        let pos = Position::from_fen("4k3/8/2p5/3p4/5r2/8/3Q4/4K3 w - - 0 1").unwrap();
+        let moves = all_moves(&pos, 0, [Move::NULL; 2]);
+        assert_eq!(moves[0].to_string(), "d2f4");
+        assert_eq!(
+            moves.last().unwrap().to_string(),
+            "d2d5",
+            "the losing capture comes last"
+        );
+    }
+
+    #[test]
+    fn quiescence_yields_captures_only() {
+        let pos = Position::from_fen("4k3/8/2p5/3p4/5r2/8/3Q4/4K3 w - - 0 1").unwrap();
+        let hist = History::new();
+        let mut p = MovePicker::quiescence(&pos, 0, false, false);
+        let mut got = Vec::new();
+        while let Some(m) = p.next(&pos, &hist) {
+            got.push(m.to_string());
+        }
+        assert_eq!(got, ["d2f4", "d2d5"]);
+    }
+}

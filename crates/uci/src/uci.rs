@@ -1,0 +1,421 @@
+//! The UCI protocol: reads command lines, turns them into [`Engine`] calls, and writes the
+//! engine's answers. Nothing here searches or evaluates.
+//!
+//! A reader thread feeds lines through a channel, so a search never waits on input and `stop`
+//! is seen at once; a waiter thread prints `bestmove` when a search ends. Malformed input is
+//! answered with `info string` and otherwise ignored.
+
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use chess_rules::Position;
+use chess_search::{
+    Bound, Engine, EngineOptions, Info, Limits, OPTIONS, OptionKind, StopHandle, bench,
+};
+
+const NAME: &str = concat!("chess-platform ", env!("CARGO_PKG_VERSION"));
+const AUTHOR: &str = "the chess-platform developers";
+
+/// A line-oriented, thread-safe writer: whole lines never interleave.
+#[derive(Clone)]
+pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    pub fn new(w: impl Write + Send + 'static) -> Output {
+        Output(Arc::new(Mutex::new(Box::new(w))))
+    }
+
+    pub fn line(&self, text: &str) {
+        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // A closed stdout (the GUI went away) is not worth a panic.
+        let _ = writeln!(w, "{text}");
+        let _ = w.flush();
+    }
+}
+
+struct Running {
+    stopper: StopHandle,
+    waiter: JoinHandle<()>,
+}
+
+/// The protocol state: the engine, the current position and game history, and the running
+/// search if any.
+pub struct Uci {
+    engine: Engine,
+    out: Output,
+    position: Position,
+    history: Vec<u64>,
+    search: Option<Running>,
+}
+
+/// Reads commands from `input` until `quit` or end of input.
+pub fn run(input: impl BufRead + Send + 'static, out: Output) {
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("uci-reader".into())
+        .spawn(move || {
+            let mut input = input;
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match input.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buf).into_owned();
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            let _ = tx.send("quit".to_owned());
+        })
+        .ok();
+    let mut uci = Uci::new(out);
+    for line in rx {
+        if !uci.handle(&line) {
+            break;
+        }
+    }
+    uci.finish_search();
+}
+
+/// Runs the bench and prints its report, `Nodes searched` and `Nodes/second` last.
+pub fn print_bench(depth: u32, out: &Output) {
+    let total = bench::BENCH_POSITIONS.len();
+    let report = bench::run(depth, |i, fen, nodes| {
+        out.line(&format!(
+            "Position {:>2}/{total}: {nodes:>10} nodes  {fen}",
+            i + 1
+        ));
+    });
+    out.line("===========================");
+    out.line(&format!("Total time (ms): {}", report.elapsed_ms));
+    out.line(&format!("Nodes searched: {}", report.nodes));
+    out.line(&format!("Nodes/second: {}", report.nps));
+}
+
+impl Uci {
+    pub fn new(out: Output) -> Uci {
+        Uci {
+            engine: Engine::new(EngineOptions::default()),
+            out,
+            position: Position::startpos(),
+            history: Vec::new(),
+            search: None,
+        }
+    }
+
+    fn info_string(&self, text: &str) {
+        self.out.line(&format!("info string {text}"));
+    }
+
+    /// Handles one line; false after `quit`.
+    pub fn handle(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let mut words = line.split_whitespace();
+        let Some(cmd) = words.next() else {
+            return true;
+        };
+        let rest: Vec<&str> = words.collect();
+        match cmd {
+            "uci" => self.cmd_uci(),
+            "isready" => self.out.line("readyok"),
+            "debug" => {}
+            "setoption" => self.cmd_setoption(&rest),
+            "ucinewgame" => {
+                self.finish_search();
+                self.engine.new_game();
+            }
+            "position" => self.cmd_position(&rest),
+            "go" => self.cmd_go(&rest),
+            "stop" => {
+                if let Some(r) = &self.search {
+                    r.stopper.stop();
+                }
+            }
+            "ponderhit" => {
+                if let Some(r) = &self.search {
+                    r.stopper.ponderhit();
+                }
+            }
+            "quit" => return false,
+            "bench" => {
+                self.finish_search();
+                let depth = match rest.first() {
+                    None => Some(bench::BENCH_DEPTH),
+                    Some(d) => d.parse().ok().filter(|&d| (1..=64).contains(&d)),
+                };
+                match depth {
+                    Some(d) => print_bench(d, &self.out),
+                    None => self.info_string("bench takes a depth from 1 to 64"),
+                }
+            }
+            "d" => {
+                for l in format!("{:?}", self.position).lines() {
+                    self.out.line(l);
+                }
+            }
+            "eval" => {
+                let v = self.engine.evaluate(&self.position);
+                self.out
+                    .line(&format!("info string static eval {v} cp (side to move)"));
+            }
+            _ => self.info_string(&format!("unknown command: {line}")),
+        }
+        true
+    }
+
+    fn cmd_uci(&self) {
+        self.out.line(&format!("id name {NAME}"));
+        self.out.line(&format!("id author {AUTHOR}"));
+        for o in OPTIONS {
+            let text = match o.kind {
+                OptionKind::Spin { default, min, max } => {
+                    format!(
+                        "option name {} type spin default {default} min {min} max {max}",
+                        o.name
+                    )
+                }
+                OptionKind::Check { default } => {
+                    format!("option name {} type check default {default}", o.name)
+                }
+            };
+            self.out.line(&text);
+        }
+        self.out.line("uciok");
+    }
+
+    fn cmd_setoption(&mut self, args: &[&str]) {
+        // setoption name <words...> [value <words...>]
+        if args.first() != Some(&"name") {
+            self.info_string("usage: setoption name <name> [value <value>]");
+            return;
+        }
+        let value_at = args.iter().position(|&w| w == "value");
+        let name = args[1..value_at.unwrap_or(args.len())].join(" ");
+        let value = value_at
+            .map(|i| args[i + 1..].join(" "))
+            .unwrap_or_default();
+        self.finish_search();
+        if let Err(e) = self.engine.set_option(&name, &value) {
+            self.info_string(&format!("error: {e}"));
+        }
+    }
+
+    fn cmd_position(&mut self, args: &[&str]) {
+        let moves_at = args.iter().position(|&w| w == "moves");
+        let setup = &args[..moves_at.unwrap_or(args.len())];
+        let start = match setup.first() {
+            Some(&"startpos") if setup.len() == 1 => Position::startpos(),
+            Some(&"fen") if setup.len() > 1 => match Position::from_fen(&setup[1..].join(" ")) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.info_string(&format!("error: bad fen: {e}"));
+                    return;
+                }
+            },
+            _ => {
+                self.info_string("usage: position startpos|fen <fen> [moves <move>...]");
+                return;
+            }
+        };
+        let mut pos = start;
+        let mut history = Vec::new();
+        for text in moves_at.map_or(&[][..], |i| &args[i + 1..]) {
+            match pos.parse_uci(text) {
+                Ok(m) if !m.is_null() => {
+                    history.push(pos.zobrist());
+                    pos.play_unchecked(m);
+                }
+                Ok(_) => {
+                    self.info_string("error: null moves are not accepted; moves after it ignored");
+                    break;
+                }
+                Err(e) => {
+                    self.info_string(&format!("error: {e}; moves after it ignored"));
+                    break;
+                }
+            }
+        }
+        self.position = pos;
+        self.history = history;
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) {
+        self.finish_search();
+        let limits = match parse_go(&self.position, args) {
+            Ok(l) => l,
+            Err(e) => {
+                self.info_string(&format!("error: {e}"));
+                return;
+            }
+        };
+        let out = self.out.clone();
+        let show_wdl = self.engine.options().show_wdl;
+        let handle = self
+            .engine
+            .go(&self.position, &self.history, limits, move |info| {
+                out.line(&format_info(info, show_wdl));
+            });
+        let stopper = handle.stopper();
+        let out = self.out.clone();
+        let waiter = std::thread::spawn(move || {
+            let result = handle.wait();
+            let text = match (result.best_move, result.ponder) {
+                (Some(b), Some(p)) => format!("bestmove {b} ponder {p}"),
+                (Some(b), None) => format!("bestmove {b}"),
+                (None, _) => "bestmove (none)".to_owned(),
+            };
+            out.line(&text);
+        });
+        self.search = Some(Running { stopper, waiter });
+    }
+
+    /// Stops a running search and waits until its `bestmove` is out.
+    fn finish_search(&mut self) {
+        if let Some(r) = self.search.take() {
+            r.stopper.stop();
+            let _ = r.waiter.join();
+        }
+    }
+}
+
+/// Reads the arguments of `go`.
+pub fn parse_go(pos: &Position, args: &[&str]) -> Result<Limits, String> {
+    let mut l = Limits::default();
+    let mut i = 0;
+    // Times may arrive negative from some GUIs when a clock runs out: treat as zero.
+    let number = |i: usize, name: &str| -> Result<u64, String> {
+        let text = args
+            .get(i + 1)
+            .ok_or_else(|| format!("go {name} needs a number"))?;
+        text.parse::<i64>()
+            .map(|v| v.max(0) as u64)
+            .map_err(|_| format!("go {name}: {text:?} is not a number"))
+    };
+    while i < args.len() {
+        let word = args[i];
+        match word {
+            "infinite" => l.infinite = true,
+            "ponder" => l.ponder = true,
+            "searchmoves" => {
+                while let Some(text) = args.get(i + 1) {
+                    match pos.parse_uci(text) {
+                        Ok(m) if !m.is_null() => {
+                            l.searchmoves.push(m);
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate"
+            | "movetime" => {
+                let v = number(i, word)?;
+                let small = u32::try_from(v).unwrap_or(u32::MAX);
+                match word {
+                    "wtime" => l.wtime = Some(v),
+                    "btime" => l.btime = Some(v),
+                    "winc" => l.winc = Some(v),
+                    "binc" => l.binc = Some(v),
+                    "movestogo" => l.movestogo = Some(small.max(1)),
+                    "depth" => l.depth = Some(small.max(1)),
+                    "nodes" => l.nodes = Some(v.max(1)),
+                    "mate" => l.mate = Some(small.max(1)),
+                    _ => l.movetime = Some(v),
+                }
+                i += 1;
+            }
+            other => return Err(format!("go: unknown parameter {other:?}")),
+        }
+        i += 1;
+    }
+    Ok(l)
+}
+
+/// One `info` line.
+pub fn format_info(info: &Info, show_wdl: bool) -> String {
+    let l = &info.line;
+    let mut s = format!(
+        "info depth {} seldepth {} multipv {} score {}",
+        l.depth, l.seldepth, l.multipv, l.score
+    );
+    match info.bound {
+        Some(Bound::Lower) => s.push_str(" lowerbound"),
+        Some(Bound::Upper) => s.push_str(" upperbound"),
+        _ => {}
+    }
+    if show_wdl {
+        let (w, d, lo) = l.wdl;
+        s.push_str(&format!(" wdl {w} {d} {lo}"));
+    }
+    s.push_str(&format!(
+        " nodes {} nps {} hashfull {} time {}",
+        l.nodes, l.nps, info.hashfull, l.time_ms
+    ));
+    if !l.pv.is_empty() {
+        s.push_str(" pv");
+        for m in &l.pv {
+            s.push(' ');
+            s.push_str(&m.to_string());
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chess_rules::Move;
+
+    fn moves_text(moves: &[Move]) -> String {
+        moves
+            .iter()
+            .map(Move::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn go_parameters() {
+        let pos = Position::startpos();
+        let l = parse_go(
+            &pos,
+            &[
+                "wtime",
+                "1000",
+                "btime",
+                "-5",
+                "winc",
+                "10",
+                "binc",
+                "20",
+                "movestogo",
+                "7",
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (l.wtime, l.btime, l.winc, l.binc, l.movestogo),
+            (Some(1000), Some(0), Some(10), Some(20), Some(7))
+        );
+        let l = parse_go(
+            &pos,
+            &["depth", "5", "searchmoves", "e2e4", "d2d4", "nodes", "9"],
+        )
+        .unwrap();
+        assert_eq!(l.depth, Some(5));
+        assert_eq!(moves_text(&l.searchmoves), "e2e4 d2d4");
+        assert_eq!(l.nodes, Some(9));
+        let l = parse_go(&pos, &["infinite"]).unwrap();
+        assert!(l.infinite);
+        let l = parse_go(&pos, &["ponder", "movetime", "50", "mate", "3"]).unwrap();
+        assert!(l.ponder && l.movetime == Some(50) && l.mate == Some(3));
+        assert!(parse_go(&pos, &["depth"]).is_err());
+        assert!(parse_go(&pos, &["depth", "x"]).is_err());
+        assert!(parse_go(&pos, &["sideways"]).is_err());
+    }
+}

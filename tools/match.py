@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Play a match between two UCI engines and report the score and Elo difference.
+
+Measuring tool only (needs python-chess: `pip install chess`); nothing in the product uses it.
+
+Games are played one at a time with alternating colours over a varied opening set (each
+opening is played twice, once with each engine as white), under an increment time control
+kept by this script: an engine that overruns its clock loses. Results are written as PGN.
+
+Example:
+
+    python3 tools/match.py --engine target/release/chess-uci \\
+        --opponent /usr/games/stockfish --opponent-option UCI_LimitStrength=true \\
+        --opponent-option UCI_Elo=2000 --games 20 --tc 10+0.1 --pgn match.pgn
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import sys
+import time
+
+import chess
+import chess.engine
+import chess.pgn
+
+# Short opening lines in UCI notation: open, semi-open, closed and flank games.
+OPENINGS = [
+    "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",  # Ruy Lopez
+    "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6",  # Sicilian Najdorf
+    "d2d4 d7d5 c2c4 e7e6 b1c3 g8f6",  # Queen's Gambit Declined
+    "d2d4 g8f6 c2c4 g7g6 b1c3 f8g7 e2e4 d7d6",  # King's Indian
+    "e2e4 e7e6 d2d4 d7d5 b1c3 f8b4",  # French Winawer
+    "e2e4 c7c6 d2d4 d7d5 e4e5 c8f5",  # Caro-Kann Advance
+    "c2c4 e7e5 b1c3 g8f6 g2g3 d7d5",  # English, reversed Sicilian
+    "d2d4 g8f6 c2c4 e7e6 g1f3 b7b6",  # Queen's Indian
+    "e2e4 e7e5 g1f3 b8c6 f1c4 f8c5 c2c3 g8f6",  # Giuoco Piano
+    "g1f3 d7d5 g2g3 g8f6 f1g2 c7c6 e1g1 c8g4",  # Reti / King's Indian Attack
+    "d2d4 d7d5 c2c4 c7c6 g1f3 g8f6 b1c3 d5c4",  # Slav
+    "e2e4 d7d6 d2d4 g8f6 b1c3 g7g6",  # Pirc
+]
+
+
+def parse_tc(text: str) -> tuple[float, float]:
+    base, _, inc = text.partition("+")
+    return float(base), float(inc or 0)
+
+
+def parse_options(items: list[str]) -> dict[str, str]:
+    options = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            sys.exit(f"option {item!r} is not NAME=VALUE")
+        options[name] = value
+    return options
+
+
+def open_engine(path: str, options: dict[str, str]) -> chess.engine.SimpleEngine:
+    engine = chess.engine.SimpleEngine.popen_uci(path)
+    opts = {"Threads": 1, "Hash": 16}
+    opts.update(options)
+    engine.configure({k: v for k, v in opts.items() if k in engine.options})
+    return engine
+
+
+def play_game(engines, names, opening, tc, game_id, max_plies=400):
+    """engines/names are indexed by colour (True = white). Returns the PGN game."""
+    base, inc = tc
+    board = chess.Board()
+    for uci in opening.split():
+        board.push_uci(uci)
+    game = chess.pgn.Game()
+    game.headers["White"] = names[chess.WHITE]
+    game.headers["Black"] = names[chess.BLACK]
+    game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
+    game.headers["TimeControl"] = f"{base:g}+{inc:g}"
+    node = game
+    for move in board.move_stack:
+        node = node.add_variation(move)
+    clock = {chess.WHITE: base, chess.BLACK: base}
+    result, reason = None, None
+    while result is None:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result, reason = outcome.result(), outcome.termination.name.lower()
+            break
+        if board.ply() >= max_plies:
+            result, reason = "1/2-1/2", "move limit"
+            break
+        side = board.turn
+        limit = chess.engine.Limit(
+            white_clock=clock[chess.WHITE],
+            black_clock=clock[chess.BLACK],
+            white_inc=inc,
+            black_inc=inc,
+        )
+        start = time.monotonic()
+        try:
+            # A new game id makes python-chess send ucinewgame first.
+            played = engines[side].play(board, limit, game=game_id, info=chess.engine.INFO_SCORE)
+        except chess.engine.EngineError as err:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = f"engine error: {err}"
+            break
+        used = time.monotonic() - start
+        clock[side] -= used
+        if clock[side] < 0:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = "time forfeit"
+            break
+        clock[side] += inc
+        if played.move is None or played.move not in board.legal_moves:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            reason = f"illegal move {played.move}"
+            break
+        node = node.add_variation(played.move)
+        score = played.info.get("score")
+        if score is not None:
+            node.comment = f"{score.white()} {used:.2f}s"
+        board.push(played.move)
+    game.headers["Result"] = result
+    game.headers["Termination"] = reason
+    return game
+
+
+def elo(score: float) -> float:
+    score = min(max(score, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / score - 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", required=True, help="the engine under test")
+    ap.add_argument("--opponent", required=True)
+    ap.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--opponent-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--tc", default="10+0.1", help="seconds+increment per game (default 10+0.1)")
+    ap.add_argument("--pgn", default="match.pgn")
+    args = ap.parse_args()
+
+    tc = parse_tc(args.tc)
+    eng = open_engine(args.engine, parse_options(args.engine_option))
+    opp = open_engine(args.opponent, parse_options(args.opponent_option))
+    eng_name = eng.id.get("name", args.engine)
+    opp_name = opp.id.get("name", args.opponent)
+    if args.opponent_option:
+        opp_name += " (" + ", ".join(args.opponent_option) + ")"
+    points = []  # from the engine under test's side: 1, 0.5, 0
+    wins = draws = losses = 0
+    with open(args.pgn, "w") as pgn:
+        for i in range(args.games):
+            opening = OPENINGS[(i // 2) % len(OPENINGS)]
+            engine_white = i % 2 == 0
+            engines = {chess.WHITE: eng if engine_white else opp, chess.BLACK: opp if engine_white else eng}
+            names = {chess.WHITE: eng_name if engine_white else opp_name, chess.BLACK: opp_name if engine_white else eng_name}
+            game = play_game(engines, names, opening, tc, game_id=i)
+            game.headers["Event"] = "match.py"
+            game.headers["Round"] = str(i + 1)
+            print(game, file=pgn, end="\n\n", flush=True)
+            result = game.headers["Result"]
+            if result == "1/2-1/2":
+                p = 0.5
+                draws += 1
+            elif (result == "1-0") == engine_white:
+                p = 1.0
+                wins += 1
+            else:
+                p = 0.0
+                losses += 1
+            points.append(p)
+            n = len(points)
+            mean = sum(points) / n
+            print(
+                f"game {n:>3}: {names[chess.WHITE]} - {names[chess.BLACK]} {result} "
+                f"({game.headers['Termination']}, {len(list(game.mainline_moves()))} plies)  "
+                f"score {wins}-{losses}-{draws} ({mean:.3f})",
+                flush=True,
+            )
+    eng.quit()
+    opp.quit()
+    n = len(points)
+    mean = sum(points) / n
+    var = sum((p - mean) ** 2 for p in points) / max(n - 1, 1)
+    se = math.sqrt(var / n)
+    lo, hi = mean - 1.96 * se, mean + 1.96 * se
+    print(f"\n{eng_name} vs {opp_name}: +{wins} -{losses} ={draws} in {n} games")
+    print(f"score {mean:.3f}; Elo difference {elo(mean):+.0f} (95% interval {elo(lo):+.0f} .. {elo(hi):+.0f})")
+
+
+if __name__ == "__main__":
+    main()
