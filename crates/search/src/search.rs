@@ -22,7 +22,7 @@ use crate::params::Params;
 use crate::score::{DRAW, INFINITE, MATE, MATE_IN_MAX, MAX_PLY, NO_EVAL, Score, mate_in, mated_in};
 use crate::see::{SEE_VALUE, see_ge};
 use crate::timeman::TimeManager;
-use crate::tt::{Bound, TranspositionTable, pack_move, score_from_tt, score_to_tt};
+use crate::tt::{Bound, TranspositionTable, TtEntry, pack_move, score_from_tt, score_to_tt};
 
 /// Compile-time node kinds.
 pub(crate) trait NodeKind {
@@ -251,6 +251,24 @@ impl<'a> Searcher<'a> {
             self.stack[ply + STACK_OFFSET - 1].piece_to,
             self.stack[ply + STACK_OFFSET - 2].piece_to,
         ]
+    }
+
+    /// The static evaluation (cached in the hash entry when there is one) and the same
+    /// sharpened by the hash score when its bound allows: `(raw, adjusted)`.
+    fn static_eval(&mut self, pos: &Position, tte: Option<TtEntry>, tt_score: i32) -> (i32, i32) {
+        let raw = match tte {
+            Some(e) if e.eval != NO_EVAL => e.eval,
+            _ => self.evaluate(pos),
+        };
+        let sharpen = tte.is_some_and(|e| {
+            tt_score.abs() < MATE_IN_MAX
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => tt_score > raw,
+                    Bound::Upper => tt_score < raw,
+                }
+        });
+        (raw, if sharpen { tt_score } else { raw })
     }
 
     fn evaluate(&mut self, pos: &Position) -> i32 {
@@ -688,22 +706,7 @@ impl<'a> Searcher<'a> {
         let (raw_eval, eval) = if in_check {
             (NO_EVAL, NO_EVAL)
         } else {
-            let raw = match tte {
-                Some(e) if e.eval != NO_EVAL => e.eval,
-                _ => self.evaluate(pos),
-            };
-            let mut eval = raw;
-            if let Some(e) = tte
-                && tt_score.abs() < MATE_IN_MAX
-                && match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => tt_score > raw,
-                    Bound::Upper => tt_score < raw,
-                }
-            {
-                eval = tt_score;
-            }
-            (raw, eval)
+            self.static_eval(pos, tte, tt_score)
         };
         self.ss_mut(ply).static_eval = raw_eval;
         let improving = !in_check && {
@@ -1084,21 +1087,7 @@ impl<'a> Searcher<'a> {
         let (raw_eval, mut best, futility_base) = if in_check {
             (NO_EVAL, -INFINITE, -INFINITE)
         } else {
-            let raw = match tte {
-                Some(e) if e.eval != NO_EVAL => e.eval,
-                _ => self.evaluate(pos),
-            };
-            let mut eval = raw;
-            if let Some(e) = tte
-                && tt_score.abs() < MATE_IN_MAX
-                && match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => tt_score > raw,
-                    Bound::Upper => tt_score < raw,
-                }
-            {
-                eval = tt_score;
-            }
+            let (raw, eval) = self.static_eval(pos, tte, tt_score);
             if eval >= beta {
                 if tte.is_none() {
                     self.sh.tt.store(
