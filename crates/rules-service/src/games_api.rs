@@ -324,14 +324,15 @@ impl GamesApi {
         Ok(())
     }
 
-    /// Checks, stores, applies and announces one event.
+    /// Checks, stores, applies and announces one event; returns the new state (the one the
+    /// watchers were sent).
     async fn commit(
         &self,
         id: GameId,
         slot: &mut Slot,
         ev: Event,
         kind: Kind,
-    ) -> Result<(), Status> {
+    ) -> Result<GameState, Status> {
         let live = slot
             .live
             .as_mut()
@@ -359,11 +360,11 @@ impl GamesApi {
         if over && kind != Kind::GameOver {
             let _ = live.events.send(GameEvent {
                 kind: Kind::GameOver.into(),
-                state: Some(state),
+                state: Some(state.clone()),
             });
         }
         self.arm_flag_timer(id, slot);
-        Ok(())
+        Ok(state)
     }
 
     /// Wakes up when the side to move's flag falls, so watchers learn of it without a call.
@@ -525,8 +526,9 @@ impl GameService for GamesApi {
             offer_draw: req.offer_draw,
             at_ms: now_ms(),
         };
-        self.commit(id, &mut slot, ev, kind).await?;
-        Ok(Response::new(self.state(id, &slot)?))
+        self.commit(id, &mut slot, ev, kind)
+            .await
+            .map(Response::new)
     }
 
     type WatchGameStream = EventStream;
@@ -611,8 +613,9 @@ impl GameService for GamesApi {
             side: side.into(),
             at_ms: now_ms(),
         };
-        self.commit(id, &mut slot, ev, Kind::GameOver).await?;
-        Ok(Response::new(self.state(id, &slot)?))
+        self.commit(id, &mut slot, ev, Kind::GameOver)
+            .await
+            .map(Response::new)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
@@ -634,8 +637,9 @@ impl GameService for GamesApi {
         } else {
             Kind::DrawDeclined
         };
-        self.commit(id, &mut slot, ev, kind).await?;
-        Ok(Response::new(self.state(id, &slot)?))
+        self.commit(id, &mut slot, ev, kind)
+            .await
+            .map(Response::new)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
@@ -661,8 +665,9 @@ impl GameService for GamesApi {
             uci,
             at_ms: now_ms(),
         };
-        self.commit(id, &mut slot, ev, Kind::GameOver).await?;
-        Ok(Response::new(self.state(id, &slot)?))
+        self.commit(id, &mut slot, ev, Kind::GameOver)
+            .await
+            .map(Response::new)
     }
 }
 
