@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
+import shlex
 import sys
 import time
 
@@ -40,6 +42,44 @@ OPENINGS = [
     "g1f3 d7d5 g2g3 g8f6 f1g2 c7c6 e1g1 c8g4",  # Reti / King's Indian Attack
     "d2d4 d7d5 c2c4 c7c6 g1f3 g8f6 b1c3 d5c4",  # Slav
     "e2e4 d7d6 d2d4 g8f6 b1c3 g7g6",  # Pirc
+    "e2e4 c7c5 b1c3 b8c6 g2g3 g7g6 f1g2 f8g7",
+    "e2e4 c7c5 g1f3 e7e6 d2d4 c5d4 f3d4 b8c6",
+    "e2e4 c7c5 g1f3 b8c6 d2d4 c5d4 f3d4 g7g6",
+    "e2e4 c7c5 c2c3 g8f6 e4e5 f6d5",
+    "e2e4 e7e5 g1f3 g8f6 f3e5 d7d6 e5f3 f6e4",
+    "e2e4 e7e5 g1f3 b8c6 d2d4 e5d4 f3d4 g8f6",
+    "e2e4 e7e5 f2f4 e5f4 g1f3 g7g5",
+    "e2e4 e7e5 b1c3 g8f6 g2g3 d7d5",
+    "e2e4 e7e5 g1f3 b8c6 f1b5 g8f6 e1g1 f6e4",
+    "e2e4 d7d5 e4d5 d8d5 b1c3 d5a5",
+    "e2e4 g8f6 e4e5 f6d5 d2d4 d7d6",
+    "e2e4 g7g6 d2d4 f8g7 b1c3 d7d6",
+    "e2e4 e7e6 d2d4 d7d5 b1d2 c7c5",
+    "e2e4 e7e6 d2d4 d7d5 e4e5 c7c5 c2c3 b8c6",
+    "e2e4 c7c6 d2d4 d7d5 b1c3 d5e4 c3e4 c8f5",
+    "d2d4 d7d5 c2c4 d5c4 g1f3 g8f6 e2e3 e7e6",
+    "d2d4 d7d5 c2c4 e7e6 b1c3 c7c5",
+    "d2d4 d7d5 c2c4 b8c6 b1c3 d5c4",
+    "d2d4 g8f6 c2c4 e7e6 b1c3 f8b4",
+    "d2d4 g8f6 c2c4 g7g6 b1c3 d7d5",
+    "d2d4 g8f6 c2c4 c7c5 d4d5 b7b5",
+    "d2d4 g8f6 c2c4 c7c5 d4d5 e7e6 b1c3 e6d5 c4d5 d7d6",
+    "d2d4 f7f5 g2g3 g8f6 f1g2 g7g6",
+    "d2d4 g8f6 c2c4 e7e6 g2g3 d7d5 f1g2",
+    "d2d4 g8f6 g1f3 e7e6 c1g5 c7c5",
+    "d2d4 d7d5 c1f4 g8f6 e2e3 c7c5",
+    "d2d4 g8f6 c2c4 e7e5 d4e5 f6g4",
+    "c2c4 c7c5 b1c3 b8c6 g2g3 g7g6 f1g2 f8g7",
+    "c2c4 g8f6 b1c3 e7e6 e2e4 d7d5",
+    "g1f3 g8f6 c2c4 b7b6 g2g3 c8b7 f1g2",
+    "b2b3 e7e5 c1b2 b8c6 e2e3 g8f6",
+    "f2f4 d7d5 g1f3 g8f6 e2e3 g7g6",
+    "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 f3g5 d7d5",
+    "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 g7g6",
+    "e2e4 c7c5 g1f3 e7e6 d2d4 c5d4 f3d4 a7a6",
+    "d2d4 g8f6 c2c4 e7e6 g1f3 d7d5 b1c3 f8e7 c1f4",
+    "e2e4 d7d6 d2d4 g8f6 b1c3 e7e5",
+    "g2g3 d7d5 f1g2 e7e5 d2d3 g8f6",
 ]
 
 
@@ -58,8 +98,12 @@ def parse_options(items: list[str]) -> dict[str, str]:
     return options
 
 
-def open_engine(path: str, options: dict[str, str]) -> chess.engine.SimpleEngine:
-    engine = chess.engine.SimpleEngine.popen_uci(path)
+def open_engine(command: str, options: dict[str, str], protocol: str = "uci") -> chess.engine.SimpleEngine:
+    argv = shlex.split(command)
+    if protocol == "xboard":
+        engine = chess.engine.SimpleEngine.popen_xboard(argv)
+    else:
+        engine = chess.engine.SimpleEngine.popen_uci(argv)
     opts = {"Threads": 1, "Hash": 16}
     opts.update(options)
     engine.configure({k: v for k, v in opts.items() if k in engine.options})
@@ -140,19 +184,40 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--tc", default="10+0.1", help="seconds+increment per game (default 10+0.1)")
     ap.add_argument("--pgn", default="match.pgn")
+    ap.add_argument(
+        "--opponent-protocol", choices=["uci", "xboard"], default="uci", help="how to talk to the opponent"
+    )
+    ap.add_argument(
+        "--resume", action="store_true", help="keep the games already in --pgn and play the rest"
+    )
     args = ap.parse_args()
 
     tc = parse_tc(args.tc)
     eng = open_engine(args.engine, parse_options(args.engine_option))
-    opp = open_engine(args.opponent, parse_options(args.opponent_option))
+    opp = open_engine(args.opponent, parse_options(args.opponent_option), args.opponent_protocol)
     eng_name = eng.id.get("name", args.engine)
     opp_name = opp.id.get("name", args.opponent)
     if args.opponent_option:
         opp_name += " (" + ", ".join(args.opponent_option) + ")"
     points = []  # from the engine under test's side: 1, 0.5, 0
     wins = draws = losses = 0
-    with open(args.pgn, "w") as pgn:
-        for i in range(args.games):
+    if args.resume and os.path.exists(args.pgn):
+        # Checkpoint: every finished game is in the PGN; count them and carry on after the last.
+        with open(args.pgn) as old:
+            while (game := chess.pgn.read_game(old)) is not None:
+                engine_white = len(points) % 2 == 0
+                result = game.headers.get("Result", "*")
+                if result == "1/2-1/2":
+                    points.append(0.5)
+                    draws += 1
+                elif result in ("1-0", "0-1"):
+                    won = (result == "1-0") == engine_white
+                    points.append(1.0 if won else 0.0)
+                    wins += won
+                    losses += not won
+        print(f"resuming after {len(points)} games: +{wins} -{losses} ={draws}", flush=True)
+    with open(args.pgn, "a" if args.resume else "w") as pgn:
+        for i in range(len(points), args.games):
             opening = OPENINGS[(i // 2) % len(OPENINGS)]
             engine_white = i % 2 == 0
             engines = {chess.WHITE: eng if engine_white else opp, chess.BLACK: opp if engine_white else eng}
