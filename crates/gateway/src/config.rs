@@ -55,10 +55,21 @@ pub struct GatewayConfig {
     pub rules_addr: Uri,
 
     /// Search service replicas (chess.v1.AnalysisService): repeat the flag or separate with
-    /// commas; calls go round-robin and an idempotent call that finds a replica unavailable is
-    /// retried on the next. None: analysis calls fail with UNAVAILABLE.
+    /// commas. `http://IP:port` is one replica; a name (`dns:///host:port`, `http://host:port`
+    /// or `host:port`) is resolved at start and every --search-resolve-interval-secs, one
+    /// replica per address. Calls go round-robin over the healthy replicas; a call that finds
+    /// one unavailable is retried once on another. None: analysis calls fail with UNAVAILABLE.
     #[arg(long, env = "CHESS_GATEWAY_SEARCH_ADDR", value_delimiter = ',')]
     pub search_addr: Vec<String>,
+
+    /// How often the names among --search-addr are resolved again, in seconds (added and
+    /// removed addresses become and stop being replicas); 0 resolves them only at start.
+    #[arg(
+        long,
+        env = "CHESS_GATEWAY_SEARCH_RESOLVE_INTERVAL_SECS",
+        default_value_t = 5
+    )]
+    pub search_resolve_interval_secs: u64,
 
     /// File of API keys: one key per line; blank lines and lines starting with `#` are ignored.
     #[arg(long, env = "CHESS_GATEWAY_API_KEYS_FILE")]
@@ -106,8 +117,8 @@ pub struct GatewayConfig {
     #[arg(long, env = "CHESS_GATEWAY_MAX_MOVES", default_value_t = 1024)]
     pub max_moves: u32,
 
-    /// Most positions accepted in one batch request (reported in ServerInfo; no batch call
-    /// exists yet).
+    /// Most positions accepted in one batch request (AnalyzeBatch `positions`,
+    /// EvaluatePositions `fens`).
     #[arg(long, env = "CHESS_GATEWAY_MAX_BATCH", default_value_t = 256)]
     pub max_batch: u32,
 
@@ -174,6 +185,83 @@ fn parse_backend(text: &str) -> Result<Uri, String> {
     Ok(uri)
 }
 
+/// One `--search-addr` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum SearchTarget {
+    /// An IP address: one replica, as configured.
+    Fixed(Uri),
+    /// A DNS name, resolved periodically: one replica per address it resolves to.
+    Name {
+        host: String,
+        port: u16,
+        /// As the operator wrote it, normalised: `dns:///search:50053`, `http://search:50053`.
+        shown: String,
+    },
+}
+
+impl SearchTarget {
+    /// As configured, for logs and ServerInfo.
+    pub fn shown(&self) -> String {
+        match self {
+            SearchTarget::Fixed(uri) => uri.to_string().trim_end_matches('/').to_owned(),
+            SearchTarget::Name { shown, .. } => shown.clone(),
+        }
+    }
+}
+
+/// `dns:///host:port` (gRPC's name syntax; no DNS server authority), or a backend address:
+/// an IP literal is a fixed replica, any other host a name to resolve.
+fn parse_search(text: &str) -> Result<SearchTarget, String> {
+    let text = text.trim();
+    if let Some(rest) = text.strip_prefix("dns:") {
+        let Some(target) = rest.strip_prefix("///") else {
+            return Err(
+                "use dns:///host:port (a DNS server in the address is not supported)".to_owned(),
+            );
+        };
+        let uri: Uri = format!("http://{target}")
+            .parse()
+            .map_err(|e| format!("not a host:port after dns:/// ({e})"))?;
+        let host = uri.host().unwrap_or_default();
+        if host.is_empty() || uri.path_and_query().is_some_and(|p| p.as_str() != "/") {
+            return Err("use dns:///host:port".to_owned());
+        }
+        let Some(port) = uri.port_u16() else {
+            return Err("missing port: use dns:///host:port".to_owned());
+        };
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+            let uri = format!("http://{}", SocketAddr::new(ip, port))
+                .parse()
+                .map_err(|e| format!("not an address ({e})"))?;
+            return Ok(SearchTarget::Fixed(uri));
+        }
+        return Ok(SearchTarget::Name {
+            shown: format!("dns:///{host}:{port}"),
+            host,
+            port,
+        });
+    }
+    let uri = parse_backend(text)?;
+    let host = uri
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return Ok(SearchTarget::Fixed(uri));
+    }
+    Ok(SearchTarget::Name {
+        port: uri.port_u16().unwrap_or(80),
+        shown: uri.to_string().trim_end_matches('/').to_owned(),
+        host,
+    })
+}
+
 /// The authentication actually in force.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Auth {
@@ -188,7 +276,9 @@ pub(crate) struct Settings {
     pub metrics_listen: SocketAddr,
     pub grace: Duration,
     pub rules: Uri,
-    pub search: Vec<Uri>,
+    pub search: Vec<SearchTarget>,
+    /// How often names among the search targets are resolved again; `None`: only at start.
+    pub search_resolve_interval: Option<Duration>,
     pub auth: Auth,
     /// Requests per second and bucket size; `None` when off.
     pub rate: Option<(u32, u32)>,
@@ -267,7 +357,7 @@ impl GatewayConfig {
             // Empty entries (an empty variable, a trailing comma) mean nothing.
             if !addr.trim().is_empty() {
                 search
-                    .push(parse_backend(addr).map_err(|e| format!("--search-addr {addr:?}: {e}"))?);
+                    .push(parse_search(addr).map_err(|e| format!("--search-addr {addr:?}: {e}"))?);
             }
         }
         let mut cors = Vec::new();
@@ -289,6 +379,8 @@ impl GatewayConfig {
             grace: Duration::from_secs(self.common.shutdown_grace_secs),
             rules: self.rules_addr.clone(),
             search,
+            search_resolve_interval: (self.search_resolve_interval_secs > 0)
+                .then(|| Duration::from_secs(self.search_resolve_interval_secs)),
             auth,
             rate,
             max_pgn_bytes: self.max_pgn_bytes,
@@ -388,6 +480,65 @@ mod tests {
             .settings()
             .unwrap_err();
         assert!(e.contains("--search-addr") && e.contains("https"), "{e}");
+    }
+
+    #[test]
+    fn search_targets() {
+        let fixed = |text: &str| match parse_search(text).unwrap() {
+            SearchTarget::Fixed(uri) => uri.to_string(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(fixed("10.0.0.1:50053"), "http://10.0.0.1:50053/");
+        assert_eq!(fixed("http://[::1]:5"), "http://[::1]:5/");
+        assert_eq!(fixed("dns:///127.0.0.1:7"), "http://127.0.0.1:7/");
+        let name = |text: &str| match parse_search(text).unwrap() {
+            SearchTarget::Name { host, port, shown } => (host, port, shown),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(
+            name("dns:///search.chess.svc:50053"),
+            (
+                "search.chess.svc".to_owned(),
+                50053,
+                "dns:///search.chess.svc:50053".to_owned()
+            )
+        );
+        assert_eq!(
+            name(" search-0:50053 "),
+            (
+                "search-0".to_owned(),
+                50053,
+                "http://search-0:50053".to_owned()
+            )
+        );
+        assert_eq!(name("http://localhost:1").0, "localhost");
+        for bad in [
+            "dns://8.8.8.8/search:1",
+            "dns:///search",
+            "dns:///:1",
+            "dns:///search:1/x",
+            "https://search:1",
+        ] {
+            assert!(parse_search(bad).is_err(), "{bad}");
+        }
+        let s = config(&[
+            "--search-addr",
+            "dns:///search:1,10.0.0.1:2",
+            "--search-resolve-interval-secs",
+            "0",
+        ])
+        .settings()
+        .unwrap();
+        assert_eq!(s.search.len(), 2);
+        assert_eq!(s.search_resolve_interval, None);
+        assert_eq!(
+            config(&[]).settings().unwrap().search_resolve_interval,
+            Some(Duration::from_secs(5))
+        );
+        let e = config(&["--search-addr", "dns:///x"])
+            .settings()
+            .unwrap_err();
+        assert!(e.contains("--search-addr") && e.contains("port"), "{e}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! The chess platform's public gRPC API. It serves `chess.v1.RulesService` and
 //! `chess.v1.GameService` by forwarding every call to the rules service,
-//! `chess.v1.AnalysisService` by forwarding to the search service replicas (round-robin), and
+//! `chess.v1.AnalysisService` by forwarding to the search service replicas (round-robin over
+//! the healthy ones, names resolved periodically, a failed replica ejected for a while), and
 //! its own `chess.v1.GatewayService`. On the way it checks API keys, applies per-caller rate
 //! limits and size limits, passes the caller's deadline on, and lets a dropped call cancel the
 //! backend call. It also serves gRPC health and reflection (open, for probes and grpcurl),
@@ -23,6 +24,7 @@
 mod auth;
 mod config;
 mod layers;
+mod replicas;
 mod services;
 mod upstream;
 
@@ -57,6 +59,11 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
     let settings = config.settings()?;
     let metrics = Metrics::new(SERVICE_NAME);
     let gateway = Arc::new(Gateway::new(&settings, &metrics, shutdown.clone()));
+    // Names among the search addresses are looked up before the gateway announces itself, so
+    // its first analysis calls have replicas to go to (a name that does not resolve yet is
+    // retried in the background).
+    gateway.search().resolve().await;
+    gateway.search().spawn_maintenance(shutdown.clone());
 
     let max_message = usize::try_from(settings.max_pgn_bytes)
         .unwrap_or(usize::MAX)
@@ -78,7 +85,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
         .send_compressed(Gzip)
         .max_decoding_message_size(max_message);
 
-    let analysis_available = !settings.search.is_empty();
+    let analysis_available = gateway.search().is_configured();
     let mut serving = vec![
         "chess.v1.RulesService",
         "chess.v1.GameService",
@@ -119,7 +126,8 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
     tracing::info!(
         auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
         rules = %gateway.rules_address(),
-        search = ?gateway.search_addresses(),
+        search = ?gateway.search().targets(),
+        search_replicas = gateway.search().replicas().len(),
         rate_limit = settings.rate.map_or(0, |(rate, _)| rate),
         max_pgn_bytes = settings.max_pgn_bytes,
         max_moves = settings.max_moves,

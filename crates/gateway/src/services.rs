@@ -1,10 +1,11 @@
 //! The four public services: each call is admitted (key, rate, deadline), checked against the
-//! limits, then forwarded to the backend that owns it.
+//! limits, then forwarded to the backend that owns it. EngineMove is the one call the gateway
+//! composes itself: a game from the rules service, a move from the search service, and that
+//! move played in the game.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -17,12 +18,14 @@ use chess_proto::v1::gateway_service_server::GatewayService;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
-    AnalyzeRequest, AnalyzeResponse, BackendStatus, ClaimDrawRequest, ConvertMovesRequest,
-    ConvertMovesResponse, CreateGameRequest, GameEvent, GameState, GetGameRequest,
-    LegalMovesRequest, LegalMovesResponse, MakeMoveRequest, ParsePgnRequest, ParsePgnResponse,
-    PositionStatusRequest, PositionStatusResponse, ResignRequest, RespondToDrawRequest,
-    ServerInfoRequest, ServerInfoResponse, ValidateFenRequest, ValidateFenResponse,
-    WatchGameRequest, WritePgnRequest, WritePgnResponse,
+    AnalyzeBatchRequest, AnalyzeBatchResponse, AnalyzeRequest, AnalyzeResponse, BackendStatus,
+    BestMoveRequest, BestMoveResponse, ClaimDrawRequest, ConvertMovesRequest, ConvertMovesResponse,
+    CreateGameRequest, EngineMoveRequest, EngineMoveResponse, EvaluatePositionsRequest,
+    EvaluatePositionsResponse, GameEvent, GameState, GetGameRequest, LegalMovesRequest,
+    LegalMovesResponse, MakeMoveRequest, ParsePgnRequest, ParsePgnResponse, PositionStatusRequest,
+    PositionStatusResponse, ResignRequest, RespondToDrawRequest, ReviewGameRequest,
+    ReviewGameResponse, ServerInfoRequest, ServerInfoResponse, ValidateFenRequest,
+    ValidateFenResponse, WatchGameRequest, WritePgnRequest, WritePgnResponse,
 };
 use chess_service_kit::{Metrics, Shutdown};
 use futures::Stream;
@@ -36,6 +39,7 @@ use tonic::{Code, Request, Response, Status};
 
 use crate::auth::Authenticator;
 use crate::config::Settings;
+use crate::replicas::{Replica, SearchPool};
 use crate::upstream::{Backend, incoming_timeout, outgoing, pass_response};
 
 /// Largest response accepted from a backend (a parsed PGN of many games is several times the
@@ -50,8 +54,7 @@ pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Se
 pub(crate) struct Gateway {
     auth: Authenticator,
     rules: Backend,
-    search: Vec<Backend>,
-    next_search: AtomicUsize,
+    search: Arc<SearchPool>,
     max_pgn_bytes: u64,
     max_moves: u32,
     max_batch: u32,
@@ -96,12 +99,11 @@ impl Gateway {
         Gateway {
             auth: Authenticator::new(settings.auth.clone(), settings.rate),
             rules: Backend::new("rules", &settings.rules),
-            search: settings
-                .search
-                .iter()
-                .map(|uri| Backend::new("search", uri))
-                .collect(),
-            next_search: AtomicUsize::new(0),
+            search: Arc::new(SearchPool::new(
+                &settings.search,
+                settings.search_resolve_interval,
+                metrics,
+            )),
             max_pgn_bytes: settings.max_pgn_bytes,
             max_moves: settings.max_moves,
             max_batch: settings.max_batch,
@@ -154,8 +156,8 @@ impl Gateway {
         &self.rules.address
     }
 
-    pub fn search_addresses(&self) -> Vec<&str> {
-        self.search.iter().map(|b| &*b.address).collect()
+    pub fn search(&self) -> &Arc<SearchPool> {
+        &self.search
     }
 
     fn check_moves(&self, field: &str, count: usize) -> Result<(), Status> {
@@ -201,50 +203,82 @@ impl Gateway {
             .map_err(|status| backend.map_error(status, call.deadline))
     }
 
-    /// The search replicas in round-robin order, starting with the next one's turn.
-    fn search_replicas(&self) -> Result<impl Iterator<Item = &Backend>, Status> {
-        if self.search.is_empty() {
-            return Err(Status::unavailable(
-                "analysis is not available: this gateway has no search service configured; \
-                 start chess-search-service and pass its address with --search-addr \
-                 (CHESS_GATEWAY_SEARCH_ADDR)",
-            ));
-        }
-        let n = self.search.len();
-        let start = self.next_search.fetch_add(1, Ordering::Relaxed) % n;
-        Ok((0..n).map(move |i| &self.search[(start + i) % n]))
-    }
-
-    /// Forwards an idempotent analysis call to the replicas in turn until one is available;
-    /// also says which one answered.
-    async fn to_search<Resp, Fut>(
+    /// Forwards an idempotent analysis call to a search replica (round-robin over the healthy
+    /// ones). One that fails with UNAVAILABLE before answering is ejected and the call is
+    /// retried once on another replica, within the same deadline. Also says which replica
+    /// answered.
+    async fn to_search<Req: Clone, Resp, Fut>(
         &self,
         call: &Call,
-        message: AnalyzeRequest,
-        send: impl Fn(AnalysisServiceClient<Channel>, Request<AnalyzeRequest>) -> Fut,
-    ) -> Result<(&Backend, Response<Resp>), Status>
+        message: Req,
+        send: impl Fn(AnalysisServiceClient<Channel>, Request<Req>) -> Fut,
+    ) -> Result<(Arc<Replica>, Response<Resp>), Status>
     where
         Fut: Future<Output = Result<Response<Resp>, Status>>,
     {
-        let mut last = None;
-        for backend in self.search_replicas()? {
+        let candidates = self.search.candidates()?;
+        let mut failed: Vec<(Arc<str>, Status)> = Vec::new();
+        for replica in candidates {
+            let backend = &replica.backend;
             if call.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(backend.deadline_exceeded());
+            }
+            if !failed.is_empty() {
+                self.search.retried();
+                tracing::info!(address = %backend.address, "retrying the analysis call on another search replica");
             }
             let client = client!(self, AnalysisServiceClient, backend);
             match Self::forward(backend, client, call, message.clone(), &send).await {
                 Err(status) if status.code() == Code::Unavailable => {
-                    tracing::warn!(
-                        address = %backend.address,
-                        message = status.message(),
-                        "search replica unavailable; trying the next"
-                    );
-                    last = Some(status);
+                    self.search.failed(&replica, &status);
+                    failed.push((backend.address.clone(), status));
                 }
-                done => return done.map(|response| (backend, response)),
+                Err(status) => return Err(status),
+                Ok(response) => {
+                    self.search.succeeded(&replica);
+                    return Ok((replica, response));
+                }
             }
         }
-        Err(last.unwrap_or_else(|| Status::unavailable("no search replica answered")))
+        match failed.len() {
+            0 => Err(Status::unavailable("no search replica answered")),
+            // The only replica there is: its own answer, details and all.
+            1 => Err(failed
+                .pop()
+                .map(|(_, status)| status)
+                .unwrap_or_else(|| Status::unavailable("no search replica answered"))),
+            _ => {
+                let tried: Vec<String> = failed
+                    .iter()
+                    .map(|(address, status)| {
+                        if status.message().contains(&**address) {
+                            status.message().to_owned()
+                        } else {
+                            format!("the search service at {address}: {}", status.message())
+                        }
+                    })
+                    .collect();
+                Err(Status::unavailable(format!(
+                    "analysis failed on two search replicas, each UNAVAILABLE: {}",
+                    tried.join("; ")
+                )))
+            }
+        }
+    }
+
+    fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
+        if count > self.max_batch as usize {
+            return Err(FieldViolation::new(
+                field,
+                format!(
+                    "{count} positions is more than this gateway's limit of {} positions per \
+                     call",
+                    self.max_batch
+                ),
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// A stream slot, or RESOURCE_EXHAUSTED when the gateway serves its limit.
@@ -287,6 +321,8 @@ impl Drop for WatchSlot {
 struct Forwarded<T> {
     inner: Streaming<T>,
     backend: Backend,
+    /// For a search stream: the pool and replica to eject when the stream fails UNAVAILABLE.
+    replica: Option<(Arc<SearchPool>, Arc<Replica>)>,
     deadline: Option<Instant>,
     stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
     done: bool,
@@ -312,7 +348,13 @@ impl<T> Stream for Forwarded<T> {
         match Pin::new(&mut this.inner).poll_next(cx) {
             Poll::Ready(Some(Err(status))) => {
                 this.done = true;
-                Poll::Ready(Some(Err(this.backend.map_error(status, this.deadline))))
+                let status = this.backend.map_error(status, this.deadline);
+                if let Some((pool, replica)) = &this.replica
+                    && status.code() == Code::Unavailable
+                {
+                    pool.failed(replica, &status);
+                }
+                Poll::Ready(Some(Err(status)))
             }
             Poll::Ready(None) => {
                 this.done = true;
@@ -331,6 +373,28 @@ impl Gateway {
         deadline: Option<Instant>,
         slot: Option<WatchSlot>,
     ) -> Response<BoxStream<T>> {
+        self.stream_from(response, backend, None, deadline, slot)
+    }
+
+    fn search_stream<T: Send + 'static>(
+        &self,
+        response: Response<Streaming<T>>,
+        replica: Arc<Replica>,
+        deadline: Option<Instant>,
+    ) -> Response<BoxStream<T>> {
+        let backend = replica.backend.clone();
+        let on_failure = Some((self.search.clone(), replica));
+        self.stream_from(response, &backend, on_failure, deadline, None)
+    }
+
+    fn stream_from<T: Send + 'static>(
+        &self,
+        response: Response<Streaming<T>>,
+        backend: &Backend,
+        replica: Option<(Arc<SearchPool>, Arc<Replica>)>,
+        deadline: Option<Instant>,
+        slot: Option<WatchSlot>,
+    ) -> Response<BoxStream<T>> {
         let stop = slot.is_some().then(|| {
             let shutdown = self.shutdown.clone();
             Box::pin(async move { shutdown.wait().await })
@@ -340,6 +404,7 @@ impl Gateway {
         let stream = Forwarded {
             inner,
             backend: backend.clone(),
+            replica,
             deadline,
             stop,
             done: false,
@@ -509,12 +574,184 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<Self::AnalyzeStreamStream>, Status> {
         let (call, message) = self.admit("analyze_stream", request, false)?;
         self.check_moves("moves", message.moves.len())?;
-        let (backend, response) = self
+        let (replica, response) = self
             .to_search(&call, message, |mut c, r| async move {
                 c.analyze_stream(r).await
             })
             .await?;
-        Ok(self.stream(response, backend, call.deadline, None))
+        Ok(self.search_stream(response, replica, call.deadline))
+    }
+
+    type AnalyzeBatchStream = BoxStream<AnalyzeBatchResponse>;
+
+    async fn analyze_batch(
+        &self,
+        request: Request<AnalyzeBatchRequest>,
+    ) -> Result<Response<Self::AnalyzeBatchStream>, Status> {
+        let (call, message) = self.admit("analyze_batch", request, false)?;
+        self.check_batch("positions", message.positions.len())?;
+        for (i, position) in message.positions.iter().enumerate() {
+            self.check_moves(&format!("positions[{i}].moves"), position.moves.len())?;
+        }
+        let (replica, response) = self
+            .to_search(&call, message, |mut c, r| async move {
+                c.analyze_batch(r).await
+            })
+            .await?;
+        Ok(self.search_stream(response, replica, call.deadline))
+    }
+
+    async fn best_move(
+        &self,
+        request: Request<BestMoveRequest>,
+    ) -> Result<Response<BestMoveResponse>, Status> {
+        let (call, message) = self.admit("best_move", request, true)?;
+        self.check_moves("moves", message.moves.len())?;
+        let (_, response) = self
+            .to_search(
+                &call,
+                message,
+                |mut c, r| async move { c.best_move(r).await },
+            )
+            .await?;
+        Ok(response)
+    }
+
+    async fn review_game(
+        &self,
+        request: Request<ReviewGameRequest>,
+    ) -> Result<Response<ReviewGameResponse>, Status> {
+        let (call, message) = self.admit("review_game", request, true)?;
+        self.check_pgn(&message.pgn)?;
+        let (_, response) = self
+            .to_search(
+                &call,
+                message,
+                |mut c, r| async move { c.review_game(r).await },
+            )
+            .await?;
+        Ok(response)
+    }
+
+    async fn evaluate_positions(
+        &self,
+        request: Request<EvaluatePositionsRequest>,
+    ) -> Result<Response<EvaluatePositionsResponse>, Status> {
+        let (call, message) = self.admit("evaluate_positions", request, true)?;
+        self.check_batch("fens", message.fens.len())?;
+        let (_, response) = self
+            .to_search(&call, message, |mut c, r| async move {
+                c.evaluate_positions(r).await
+            })
+            .await?;
+        Ok(response)
+    }
+}
+
+/// Checks that `text` has the shape of a game id (a UUID, hyphenated or as 32 hex digits) so
+/// a mistyped id fails here with the field named rather than after a trip to the rules service.
+fn check_game_id(text: &str) -> Result<&str, Status> {
+    let id = text.trim();
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    let groups: Vec<&str> = id.split('-').collect();
+    let shaped = match groups.as_slice() {
+        [simple] => simple.len() == 32 && hex(simple),
+        [a, b, c, d, e] => {
+            [a.len(), b.len(), c.len(), d.len(), e.len()] == [8, 4, 4, 4, 12]
+                && groups.iter().all(|g| hex(g))
+        }
+        _ => false,
+    };
+    if shaped {
+        Ok(id)
+    } else {
+        Err(FieldViolation::new(
+            "game_id",
+            format!("{text:?} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)"),
+        )
+        .into())
+    }
+}
+
+impl Gateway {
+    /// EngineMove: the game from the rules service, the engine's move for it from the search
+    /// service and, with `play`, that move made in the game; all within the caller's deadline.
+    async fn engine_move_call(
+        &self,
+        call: &Call,
+        message: EngineMoveRequest,
+    ) -> Result<EngineMoveResponse, Status> {
+        let game_id = check_game_id(&message.game_id)?.to_owned();
+        let client = client!(self, GameServiceClient, self.rules);
+        let get = GetGameRequest {
+            game_id: game_id.clone(),
+        };
+        let game = Self::forward(&self.rules, client, call, get, |mut c, r| async move {
+            c.get_game(r).await
+        })
+        .await?
+        .into_inner();
+        if let Some(outcome) = &game.outcome {
+            let how = if outcome.description.is_empty() {
+                &outcome.pgn_result
+            } else {
+                &outcome.description
+            };
+            return Err(Status::failed_precondition(format!(
+                "game {game_id} is over ({how}): there is no move to make"
+            )));
+        }
+        let search = BestMoveRequest {
+            fen: game.start_fen.clone(),
+            moves: game
+                .moves
+                .iter()
+                .map(|played| {
+                    played
+                        .r#move
+                        .as_ref()
+                        .map(|m| m.uci.clone())
+                        .unwrap_or_default()
+                })
+                .collect(),
+            strength: message.strength,
+            limits: message.limits,
+        };
+        let (_, engine) = self
+            .to_search(call, search, |mut c, r| async move { c.best_move(r).await })
+            .await?;
+        let engine = engine.into_inner();
+        if !message.play {
+            return Ok(EngineMoveResponse {
+                engine: Some(engine),
+                game: Some(game),
+            });
+        }
+        let uci = engine
+            .best_move
+            .as_ref()
+            .map(|m| m.uci.clone())
+            .filter(|uci| !uci.is_empty())
+            .ok_or_else(|| {
+                Status::internal("the search service answered BestMove without a move")
+            })?;
+        let play = MakeMoveRequest {
+            game_id,
+            r#move: uci,
+            side: game.turn,
+            expected_ply: Some(game.ply),
+            offer_draw: false,
+        };
+        let client = client!(self, GameServiceClient, self.rules);
+        let after = Self::forward(&self.rules, client, call, play, |mut c, r| async move {
+            c.make_move(r).await
+        })
+        .await?
+        .into_inner();
+        Ok(EngineMoveResponse {
+            engine: Some(engine),
+            game: Some(after),
+        })
     }
 }
 
@@ -525,9 +762,12 @@ impl GatewayService for Gateway {
         request: Request<ServerInfoRequest>,
     ) -> Result<Response<ServerInfoResponse>, Status> {
         self.admit("server_info", request, true)?;
-        let backends: Vec<&Backend> = std::iter::once(&self.rules).chain(&self.search).collect();
+        let replicas = self.search.replicas();
+        let backends: Vec<&Backend> = std::iter::once(&self.rules)
+            .chain(replicas.iter().map(|r| &r.backend))
+            .collect();
         let health = futures::future::join_all(backends.iter().map(|b| b.health())).await;
-        let backends = backends
+        let mut backends: Vec<BackendStatus> = backends
             .iter()
             .zip(health)
             .map(|(b, health)| BackendStatus {
@@ -536,6 +776,17 @@ impl GatewayService for Gateway {
                 health: health.to_owned(),
             })
             .collect();
+        // A name that resolves to nothing is still reported, so its absence shows.
+        backends.extend(
+            self.search
+                .unresolved()
+                .into_iter()
+                .map(|(name, _)| BackendStatus {
+                    name: "search".to_owned(),
+                    address: name,
+                    health: "UNKNOWN".to_owned(),
+                }),
+        );
         Ok(Response::new(ServerInfoResponse {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             backends,
@@ -545,5 +796,15 @@ impl GatewayService for Gateway {
             rate_limit_per_second: self.rate_limit,
             auth_required: self.auth.required(),
         }))
+    }
+
+    async fn engine_move(
+        &self,
+        request: Request<EngineMoveRequest>,
+    ) -> Result<Response<EngineMoveResponse>, Status> {
+        let (call, message) = self.admit("engine_move", request, true)?;
+        self.engine_move_call(&call, message)
+            .await
+            .map(Response::new)
     }
 }

@@ -200,3 +200,140 @@ async fn watch_streams_are_limited() {
     }
     assert!(again.is_some(), "the slot was not freed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_reviews_and_best_moves_are_limited() {
+    let backend = start_rules().await;
+    let search = start_search("s1").await;
+    let search_addr = format!("http://{}", search.addr);
+    let gateway = Gateway::start(
+        backend.addr,
+        &[
+            "--max-batch",
+            "2",
+            "--max-pgn-bytes",
+            "1000",
+            "--max-moves",
+            "3",
+            "--search-addr",
+            &search_addr,
+        ],
+    )
+    .await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    let positions = |n: usize, moves: usize| AnalyzeBatchRequest {
+        positions: (0..n)
+            .map(|_| AnalyzeRequest {
+                moves: vec!["e4".to_owned(); moves],
+                ..Default::default()
+            })
+            .collect(),
+    };
+
+    // At the limits: forwarded, one result per position.
+    let mut stream = analysis
+        .analyze_batch(positions(2, 3))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut indexes = Vec::new();
+    while let Some(item) = tokio::time::timeout(WAIT, stream.next()).await.unwrap() {
+        indexes.push(item.unwrap().index);
+    }
+    assert_eq!(indexes, [1, 0]);
+    let evaluated = analysis
+        .evaluate_positions(EvaluatePositionsRequest {
+            fens: vec![String::new(); 2],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (evaluated.evaluations.len(), evaluated.evaluator.as_str()),
+        (2, "s1")
+    );
+    let reviewed = analysis
+        .review_game(ReviewGameRequest {
+            pgn: "x".repeat(1000),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reviewed.annotated_pgn, "s1");
+    let events = search.recorder.events();
+    assert_eq!(
+        events,
+        [
+            "analyze_batch 2",
+            "evaluate_positions 2",
+            "review_game 1000"
+        ]
+    );
+
+    let refusals = [
+        (
+            analysis
+                .analyze_batch(positions(3, 0))
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            "positions",
+            "3 positions",
+        ),
+        (
+            analysis
+                .analyze_batch(positions(2, 4))
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            "positions[0].moves",
+            "4 moves",
+        ),
+        (
+            analysis
+                .evaluate_positions(EvaluatePositionsRequest {
+                    fens: vec![String::new(); 3],
+                })
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            "fens",
+            "3 positions",
+        ),
+        (
+            analysis
+                .review_game(ReviewGameRequest {
+                    pgn: "x".repeat(1001),
+                    ..Default::default()
+                })
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            "pgn",
+            "1001 bytes",
+        ),
+        (
+            analysis
+                .best_move(BestMoveRequest {
+                    moves: vec!["e4".to_owned(); 4],
+                    ..Default::default()
+                })
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            "moves",
+            "4 moves",
+        ),
+    ];
+    for (status, want_field, want_text) in refusals {
+        let (field, description) = violation(&status);
+        assert_eq!(field, want_field, "{status:?}");
+        assert!(description.contains(want_text), "{description}");
+    }
+    assert_eq!(
+        search.recorder.events(),
+        events,
+        "nothing more was forwarded"
+    );
+}

@@ -104,6 +104,179 @@ async fn analysis_goes_round_robin_and_skips_a_dead_replica() {
     assert_eq!(depths, [1, 2, 3]);
 }
 
+/// The gateway's Prometheus text.
+async fn scrape(gateway: &Gateway) -> String {
+    let (head, body) = http1(
+        gateway.metrics,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"",
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    String::from_utf8(body).unwrap()
+}
+
+/// The value of a metric without labels other than `service`.
+fn metric(text: &str, name: &str) -> f64 {
+    let prefix = format!("{name}{{");
+    text.lines()
+        .find(|l| l.starts_with(&prefix))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_analysis_call_is_retried_once_and_a_dead_replica_ejected() {
+    let backend = start_rules().await;
+    let live = start_search("live").await;
+    let dead = closed_port();
+    let replicas = format!("http://{dead},http://{}", live.addr);
+    let gateway = Gateway::start(backend.addr, &["--search-addr", &replicas]).await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    for _ in 0..2 {
+        let r = analysis.analyze(AnalyzeRequest::default()).await.unwrap();
+        assert_eq!(r.into_inner().fen, "live");
+        let mut s = analysis
+            .analyze_stream(AnalyzeRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        while let Some(item) = tokio::time::timeout(WAIT, s.next()).await.unwrap() {
+            assert_eq!(item.unwrap().fen, "live");
+        }
+        let batch = AnalyzeBatchRequest {
+            positions: vec![AnalyzeRequest::default()],
+        };
+        let mut s = analysis.analyze_batch(batch).await.unwrap().into_inner();
+        let first = tokio::time::timeout(WAIT, s.next()).await.unwrap();
+        assert_eq!(first.unwrap().unwrap().result.unwrap().fen, "live");
+        let r = analysis
+            .best_move(BestMoveRequest::default())
+            .await
+            .unwrap();
+        assert_eq!(r.into_inner().best_move.unwrap().coordinate, "live");
+        let r = analysis
+            .review_game(ReviewGameRequest::default())
+            .await
+            .unwrap();
+        assert_eq!(r.into_inner().annotated_pgn, "live");
+        let r = analysis
+            .evaluate_positions(EvaluatePositionsRequest::default())
+            .await
+            .unwrap();
+        assert_eq!(r.into_inner().evaluator, "live");
+    }
+    assert_eq!(live.recorder.events().len(), 12);
+    let text = scrape(&gateway).await;
+    assert_eq!(
+        metric(&text, "chess_gateway_search_replicas"),
+        2.0,
+        "{text}"
+    );
+    assert_eq!(
+        metric(&text, "chess_gateway_search_replicas_healthy"),
+        1.0,
+        "{text}"
+    );
+    assert!(metric(&text, "chess_gateway_search_ejections_total") >= 1.0);
+    // The dead replica was tried once, then left out while ejected (a probe keeps it out).
+    assert!(metric(&text, "chess_gateway_search_retries_total") >= 1.0);
+    assert!(
+        metric(&text, "chess_gateway_search_retries_total") <= 2.0,
+        "{text}"
+    );
+
+    // Two dead replicas: one retry, then a status naming both.
+    let (d1, d2) = (closed_port(), closed_port());
+    let replicas = format!("{d1},{d2}");
+    let gateway = Gateway::start(backend.addr, &["--search-addr", &replicas]).await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    let status = analysis
+        .best_move(BestMoveRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    if d1 != d2 {
+        assert!(
+            status.message().contains("two search replicas")
+                && status.message().contains(&d1.to_string())
+                && status.message().contains(&d2.to_string()),
+            "{status:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_names_are_resolved_into_replicas() {
+    let backend = start_rules().await;
+    let search = start_search("s1").await;
+    let by_name = format!("dns:///localhost:{}", search.addr.port());
+    let gateway = Gateway::start(
+        backend.addr,
+        &[
+            "--search-addr",
+            &by_name,
+            "--search-addr",
+            "dns:///nonexistent.invalid:50053",
+            "--search-resolve-interval-secs",
+            "1",
+        ],
+    )
+    .await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    for _ in 0..3 {
+        let r = analysis.analyze(AnalyzeRequest::default()).await.unwrap();
+        assert_eq!(r.into_inner().fen, "s1");
+    }
+    let mut info = GatewayServiceClient::new(gateway.channel().await);
+    let info = info
+        .server_info(ServerInfoRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let search_backends: Vec<_> = info
+        .backends
+        .iter()
+        .filter(|b| b.name == "search")
+        .map(|b| (b.address.as_str(), b.health.as_str()))
+        .collect();
+    let resolved = format!("http://127.0.0.1:{}", search.addr.port());
+    assert!(
+        search_backends.contains(&(resolved.as_str(), "SERVING")),
+        "{search_backends:?}"
+    );
+    assert!(
+        search_backends.contains(&("dns:///nonexistent.invalid:50053", "UNKNOWN")),
+        "{search_backends:?}"
+    );
+    let text = scrape(&gateway).await;
+    assert!(
+        metric(&text, "chess_gateway_search_replicas") >= 1.0,
+        "{text}"
+    );
+
+    // Only a name that resolves to nothing: UNAVAILABLE saying so.
+    let gateway = Gateway::start(
+        backend.addr,
+        &["--search-addr", "dns:///nonexistent.invalid:50053"],
+    )
+    .await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    let status = analysis
+        .analyze(AnalyzeRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    assert!(
+        status
+            .message()
+            .contains("dns:///nonexistent.invalid:50053")
+            && status.message().contains("resolved to no address"),
+        "{status:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_info_reports_version_backends_and_limits() {
     let backend = start_rules().await;

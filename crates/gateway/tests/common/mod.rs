@@ -347,6 +347,41 @@ async fn serve(router: tonic::transport::server::Router) -> SocketAddr {
     addr
 }
 
+/// A game in progress on the fake rules service: 1. e4 e5, white to move.
+pub const GAME_IN_PROGRESS: &str = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+/// A finished game on the fake rules service.
+pub const GAME_OVER: &str = "0b7d3f0a-4a4e-4c8e-9a51-7f4f3b0e2c11";
+
+fn played(uci: &str) -> PlayedMove {
+    PlayedMove {
+        r#move: Some(Move {
+            uci: uci.to_owned(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn game_in_progress(ply: u32) -> GameState {
+    GameState {
+        game_id: GAME_IN_PROGRESS.to_owned(),
+        start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+        moves: ["e2e4", "e7e5", "g1f3"]
+            .iter()
+            .take(ply as usize)
+            .map(|m| played(m))
+            .collect(),
+        ply,
+        turn: if ply.is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        }
+        .into(),
+        ..Default::default()
+    }
+}
+
 fn game(id: &str) -> GameState {
     GameState {
         game_id: id.to_owned(),
@@ -475,6 +510,22 @@ impl GameService for FakeRules {
         &self,
         request: Request<GetGameRequest>,
     ) -> Result<Response<GameState>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.recorder.record(format!("get_game {id}"));
+        if id == GAME_IN_PROGRESS {
+            return Ok(respond(request.metadata(), game_in_progress(2)));
+        }
+        if id == GAME_OVER {
+            let mut over = game_in_progress(2);
+            over.game_id = GAME_OVER.to_owned();
+            over.outcome = Some(Outcome {
+                result: outcome::Result::BlackWins.into(),
+                rule: outcome::Rule::Resignation.into(),
+                pgn_result: "0-1".into(),
+                description: "0-1 (white resigned)".into(),
+            });
+            return Ok(respond(request.metadata(), over));
+        }
         if request.get_ref().game_id != "g1" {
             return Err(Status::not_found(format!(
                 "no game {:?}",
@@ -488,6 +539,14 @@ impl GameService for FakeRules {
         &self,
         request: Request<MakeMoveRequest>,
     ) -> Result<Response<GameState>, Status> {
+        let m = request.get_ref();
+        if m.game_id == GAME_IN_PROGRESS {
+            self.recorder.record(format!(
+                "make_move {} side={} expected_ply={:?}",
+                m.r#move, m.side, m.expected_ply
+            ));
+            return Ok(respond(request.metadata(), game_in_progress(3)));
+        }
         Err(Status::failed_precondition(format!(
             "not your move: {}",
             request.get_ref().r#move
@@ -555,7 +614,10 @@ impl GameService for FakeRules {
     }
 }
 
-/// A fake search replica: answers with `fen` = its name.
+/// A fake search replica: answers with `fen` = its name (AnalyzeBatch: one result per position
+/// in reverse order; EvaluatePositions: `evaluator` = its name; ReviewGame: `annotated_pgn` =
+/// its name; BestMove: `g1f3` with `coordinate` = its name, and the search service's check of
+/// `strength.elo`).
 #[derive(Clone)]
 pub struct FakeSearch {
     name: String,
@@ -624,7 +686,97 @@ impl AnalysisService for FakeSearch {
             Box::pin(futures::stream::iter(items)) as AnalyzeStream,
         ))
     }
+
+    type AnalyzeBatchStream = BatchStream;
+
+    async fn analyze_batch(
+        &self,
+        request: Request<AnalyzeBatchRequest>,
+    ) -> Result<Response<BatchStream>, Status> {
+        let n = request.get_ref().positions.len();
+        self.recorder.record(format!("analyze_batch {n}"));
+        let name = self.name.clone();
+        let items = (0..n as u32).rev().map(move |index| {
+            Ok(AnalyzeBatchResponse {
+                index,
+                result: Some(AnalyzeResponse {
+                    fen: name.clone(),
+                    done: true,
+                    ..Default::default()
+                }),
+            })
+        });
+        Ok(respond(
+            request.metadata(),
+            Box::pin(futures::stream::iter(items)) as BatchStream,
+        ))
+    }
+
+    async fn best_move(
+        &self,
+        request: Request<BestMoveRequest>,
+    ) -> Result<Response<BestMoveResponse>, Status> {
+        let m = request.get_ref();
+        let elo = m.strength.as_ref().map_or(0, |s| s.elo);
+        self.recorder.record(format!(
+            "best_move fen={} moves={} elo={elo}",
+            m.fen,
+            m.moves.join(",")
+        ));
+        if elo != 0 && !(800..=3000).contains(&elo) {
+            return Err(FieldViolation::new(
+                "strength.elo",
+                format!("{elo} is outside 800..=3000 (0 for full strength)"),
+            )
+            .into_status());
+        }
+        Ok(respond(
+            request.metadata(),
+            BestMoveResponse {
+                best_move: Some(Move {
+                    uci: "g1f3".into(),
+                    san: "Nf3".into(),
+                    coordinate: self.name.clone(),
+                }),
+                elo,
+                ..Default::default()
+            },
+        ))
+    }
+
+    async fn review_game(
+        &self,
+        request: Request<ReviewGameRequest>,
+    ) -> Result<Response<ReviewGameResponse>, Status> {
+        self.recorder
+            .record(format!("review_game {}", request.get_ref().pgn.len()));
+        Ok(respond(
+            request.metadata(),
+            ReviewGameResponse {
+                annotated_pgn: self.name.clone(),
+                ..Default::default()
+            },
+        ))
+    }
+
+    async fn evaluate_positions(
+        &self,
+        request: Request<EvaluatePositionsRequest>,
+    ) -> Result<Response<EvaluatePositionsResponse>, Status> {
+        let n = request.get_ref().fens.len();
+        self.recorder.record(format!("evaluate_positions {n}"));
+        Ok(respond(
+            request.metadata(),
+            EvaluatePositionsResponse {
+                evaluations: vec![PositionEvaluation::default(); n],
+                evaluator: self.name.clone(),
+            },
+        ))
+    }
 }
+
+type BatchStream =
+    std::pin::Pin<Box<dyn Stream<Item = Result<AnalyzeBatchResponse, Status>> + Send>>;
 
 /// The single BadRequest field violation of a status, as (field, description).
 pub fn violation(status: &Status) -> (String, String) {
