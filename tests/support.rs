@@ -186,6 +186,7 @@ impl Drop for Service {
 pub struct Stack {
     pub gateway: Service,
     pub rules: Service,
+    pub search: Service,
     pub dir: TempDir,
 }
 
@@ -196,6 +197,16 @@ impl Stack {
     }
 
     pub fn start_with(gateway_args: &[&str], gateway_env: &[(&str, &str)]) -> Stack {
+        Stack::start_full(&[], gateway_args, gateway_env)
+    }
+
+    /// All three services; `search_args` are added to the search service's defaults (two
+    /// workers, a queue of eight, 16 MiB hash tables).
+    pub fn start_full(
+        search_args: &[&str],
+        gateway_args: &[&str],
+        gateway_env: &[(&str, &str)],
+    ) -> Stack {
         let dir = TempDir::new("stack");
         let data = dir.0.join("data");
         let data = data.to_str().expect("utf-8 path");
@@ -205,12 +216,27 @@ impl Stack {
             &[],
             &dir.0,
         );
+        let mut sargs = vec![
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "2",
+            "--queue",
+            "8",
+            "--hash-mb",
+            "16",
+        ];
+        sargs.extend_from_slice(search_args);
+        let search = Service::start("chess-search-service", &sargs, &[], &dir.0);
         let rules_url = rules.url();
+        let search_url = search.url();
         let mut args = vec![
             "--listen",
             "127.0.0.1:0",
             "--rules-addr",
             &rules_url,
+            "--search-addr",
+            &search_url,
             "--rate-limit",
             "0",
         ];
@@ -219,6 +245,7 @@ impl Stack {
         Stack {
             gateway,
             rules,
+            search,
             dir,
         }
     }

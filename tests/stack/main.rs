@@ -5,6 +5,7 @@ mod auth;
 mod crash;
 mod games;
 mod rules_api;
+mod search;
 
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;

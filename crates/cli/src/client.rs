@@ -6,7 +6,9 @@ use std::future::Future;
 use std::io;
 use std::time::Duration;
 
+use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::game_service_client::GameServiceClient;
+use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use clap::Args;
 use tonic::codec::CompressionEncoding;
@@ -26,9 +28,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest response accepted (a long game's state carries its PGN and every position).
 const MAX_RESPONSE_BYTES: usize = 64 << 20;
 
-const HEADING: &str = "Gateway client options (game, rules)";
+const HEADING: &str = "Gateway client options (game, rules, analyze, review)";
 
-/// Options of the commands that call the gateway (`chess game`, `chess rules`).
+/// Options of the commands that call the gateway (`chess game`, `chess rules`, `chess analyze`,
+/// `chess review`).
 #[derive(Clone, Debug, Args)]
 pub struct ClientArgs {
     /// The gateway to call: `http://host:port`, or `host:port`.
@@ -112,6 +115,13 @@ impl Client {
         prepare(message, self.authorization.as_ref(), self.deadline)
     }
 
+    /// A request whose deadline is at least `at_least` (a search told to run for a minute
+    /// needs more than the default deadline), unless deadlines are off.
+    pub fn request_at_least<T>(&self, message: T, at_least: Duration) -> Request<T> {
+        let deadline = self.deadline.map(|d| d.max(at_least));
+        prepare(message, self.authorization.as_ref(), deadline)
+    }
+
     /// A long-lived stream's request: the API key, no deadline.
     pub fn stream_request<T>(&self, message: T) -> Request<T> {
         prepare(message, self.authorization.as_ref(), None)
@@ -119,6 +129,19 @@ impl Client {
 
     pub fn rules(&self) -> RulesServiceClient<Channel> {
         RulesServiceClient::new(self.channel.clone())
+            .accept_compressed(CompressionEncoding::Gzip)
+            .max_decoding_message_size(MAX_RESPONSE_BYTES)
+    }
+
+    pub fn analysis(&self) -> AnalysisServiceClient<Channel> {
+        AnalysisServiceClient::new(self.channel.clone())
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip)
+            .max_decoding_message_size(MAX_RESPONSE_BYTES)
+    }
+
+    pub fn gateway(&self) -> GatewayServiceClient<Channel> {
+        GatewayServiceClient::new(self.channel.clone())
             .accept_compressed(CompressionEncoding::Gzip)
             .max_decoding_message_size(MAX_RESPONSE_BYTES)
     }

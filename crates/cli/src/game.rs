@@ -45,6 +45,9 @@ enum GameCommand {
     /// Accept or decline the opponent's draw offer, or claim a draw (threefold repetition,
     /// fifty-move rule).
     Draw(DrawArgs),
+    /// Ask the engine for the side to move's move at a playing strength; with `--play` it is
+    /// made in the game (play against the engine).
+    EngineMove(EngineMoveArgs),
 }
 
 /// A side of the board.
@@ -123,6 +126,24 @@ struct ResignArgs {
     side: Side,
 }
 
+#[derive(Debug, Args)]
+struct EngineMoveArgs {
+    /// The game id.
+    id: String,
+    /// Elo-like level from 800 to 3000 (default: full strength).
+    #[arg(long, value_name = "ELO")]
+    elo: Option<u32>,
+    /// Seed for the level's randomness (the same seed gives the same move).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Thinking time in milliseconds (default: the level's budget, or 1 s at full strength).
+    #[arg(long = "time", value_name = "MS")]
+    time_ms: Option<u64>,
+    /// Make the move in the game.
+    #[arg(long)]
+    play: bool,
+}
+
 /// What to do about a draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum DrawAction {
@@ -164,6 +185,7 @@ pub fn run(args: GameArgs, client: &ClientArgs) -> CliResult {
             GameCommand::Show(a) => show(&client, a).await,
             GameCommand::Watch(a) => watch(&client, a).await,
             GameCommand::Resign(a) => resign(&client, a).await,
+            GameCommand::EngineMove(a) => engine_move(&client, a).await,
             GameCommand::Draw(a) => draw(&client, a).await,
         }
     })
@@ -285,6 +307,46 @@ async fn resign(client: &Client, args: ResignArgs) -> CliResult {
         .map_err(|s| client.error(&s))?
         .into_inner();
     print(&after_change(&state))
+}
+
+async fn engine_move(client: &Client, args: EngineMoveArgs) -> CliResult {
+    let request = v1::EngineMoveRequest {
+        game_id: args.id,
+        strength: Some(v1::Strength {
+            elo: args.elo.unwrap_or(0),
+            seed: args.seed.unwrap_or(0),
+            ..v1::Strength::default()
+        }),
+        limits: Some(v1::SearchLimits {
+            time_ms: args.time_ms.unwrap_or(0),
+            ..v1::SearchLimits::default()
+        }),
+        play: args.play,
+    };
+    let wait = std::time::Duration::from_millis(args.time_ms.unwrap_or(1000))
+        + std::time::Duration::from_secs(10);
+    let answer = client
+        .gateway()
+        .engine_move(client.request_at_least(request, wait))
+        .await
+        .map_err(|s| client.error(&s))?
+        .into_inner();
+    let engine = answer.engine.unwrap_or_default();
+    let mv = engine.best_move.map(|m| m.san).unwrap_or_default();
+    let score = engine
+        .line
+        .as_ref()
+        .map(|l| crate::analyze::score_text(l.score.as_ref()))
+        .unwrap_or_default();
+    let mut out = if args.play {
+        format!("engine played {mv} ({score})\n")
+    } else {
+        format!("engine move: {mv} ({score})\n")
+    };
+    if let Some(state) = &answer.game {
+        out.push_str(&after_change(state));
+    }
+    print(&out)
 }
 
 async fn draw(client: &Client, args: DrawArgs) -> CliResult {

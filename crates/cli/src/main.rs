@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+mod analyze;
 mod client;
 mod error;
 mod fen;
@@ -81,6 +82,10 @@ enum Command {
     /// Rules queries through the gateway (legal moves, position status), e.g. to check a
     /// deployment.
     Rules(rules::RulesArgs),
+    /// Analyse a position with the engine through the gateway: best lines with scores.
+    Analyze(analyze::AnalyzeArgs),
+    /// Review a game from a PGN file: judgements, better moves, accuracy, centipawn loss.
+    Review(analyze::ReviewArgs),
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -93,6 +98,8 @@ fn run(cli: Cli) -> CliResult {
         Command::Up(args) => up::run(args),
         Command::Game(args) => game::run(args, &cli.client),
         Command::Rules(args) => rules::run(args, &cli.client),
+        Command::Analyze(args) => analyze::run_analyze(args, &cli.client),
+        Command::Review(args) => analyze::run_review(args, &cli.client),
     }
 }
 

@@ -1,16 +1,18 @@
 //! `chess up`: the whole stack in this one process, on loopback: the rules service with its
-//! embedded game store, and the gateway in front of it, sharing one shutdown trigger.
+//! embedded game store, the search service (the engine, on a worker per core), and the gateway
+//! in front of them, sharing one shutdown trigger.
 //!
 //! ```text
 //! chess up                                   gateway on 127.0.0.1:50051, games in ./chess-data
 //! chess up --memory                          games kept in memory only
-//! chess up --listen 127.0.0.1:0 --rules-listen 127.0.0.1:0 --data-dir /tmp/x   free ports
+//! chess up --listen 127.0.0.1:0 --rules-listen 127.0.0.1:0 --search-listen 127.0.0.1:0   free ports
+//! chess up --search-workers 1 --search-hash-mb 32   a smaller engine
 //! ```
 //!
 //! Each service prints its own `LISTENING service=<name> grpc=<addr> metrics=<addr>` line
-//! (the gateway's gives the actual port when `--listen` asks for port 0); once both answer
+//! (the gateway's gives the actual port when `--listen` asks for port 0); once all three answer
 //! their gRPC health checks a `chess up: ready` block follows with ready-to-paste examples.
-//! Ctrl-C or SIGTERM stops both gracefully and the process exits 0.
+//! Ctrl-C or SIGTERM stops them gracefully and the process exits 0.
 
 use std::ffi::OsString;
 use std::net::{SocketAddr, TcpListener};
@@ -19,6 +21,7 @@ use std::time::Duration;
 
 use chess_gateway::GatewayConfig;
 use chess_rules_service::Config as RulesConfig;
+use chess_search_service::Config as SearchConfig;
 use chess_service_kit::{LogFormat, Shutdown};
 use clap::{Args, Parser as _};
 use tokio::sync::mpsc;
@@ -51,6 +54,16 @@ pub struct UpArgs {
     /// free port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50052")]
     rules_listen: SocketAddr,
+    /// The search service's address, called only by the gateway (loopback only); port 0 picks
+    /// a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50053")]
+    search_listen: SocketAddr,
+    /// Searches the engine runs at once (default: one per CPU core).
+    #[arg(long, value_name = "N")]
+    search_workers: Option<u32>,
+    /// Hash table per search worker, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    search_hash_mb: u32,
     /// Keep games in memory only: they are lost when the stack stops (no data directory).
     #[arg(long)]
     memory: bool,
@@ -62,11 +75,13 @@ pub struct UpArgs {
     shutdown_grace_secs: u64,
 }
 
-/// The resolved plan: actual addresses and both services' configurations.
+/// The resolved plan: actual addresses and the services' configurations.
 struct Plan {
     gateway_addr: SocketAddr,
     rules_addr: SocketAddr,
+    search_addr: SocketAddr,
     rules: RulesConfig,
+    search: SearchConfig,
     gateway: GatewayConfig,
     store: String,
 }
@@ -75,17 +90,20 @@ pub fn run(args: UpArgs) -> CliResult {
     for (flag, addr) in [
         ("--listen", args.listen),
         ("--rules-listen", args.rules_listen),
+        ("--search-listen", args.search_listen),
     ] {
         if !addr.ip().is_loopback() {
             return Err(CliError::usage(format!(
                 "{flag} {addr}: `chess up` serves on loopback only (the gateway runs without API \
-                 keys); run chess-gateway and chess-rules-service for other addresses"
+                 keys); run chess-gateway, chess-rules-service and chess-search-service for \
+                 other addresses"
             )));
         }
     }
-    let (gateway_addr, rules_addr) = reserve(args.listen, args.rules_listen)?;
+    let [gateway_addr, rules_addr, search_addr] =
+        reserve(args.listen, args.rules_listen, args.search_listen)?;
     chess_service_kit::init_tracing(LogFormat::Human, &args.log).map_err(CliError::usage)?;
-    let plan = plan(&args, gateway_addr, rules_addr)?;
+    let plan = plan(&args, gateway_addr, rules_addr, search_addr)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -93,10 +111,14 @@ pub fn run(args: UpArgs) -> CliResult {
     runtime.block_on(serve(plan, Duration::from_secs(args.shutdown_grace_secs)))
 }
 
-/// Checks that both addresses are free and resolves port 0 to the port each service will use:
-/// the services bind for themselves, and the gateway must know the rules service's address
-/// before either starts.
-fn reserve(gateway: SocketAddr, rules: SocketAddr) -> CliResult<(SocketAddr, SocketAddr)> {
+/// Checks that the addresses are free and resolves port 0 to the port each service will use:
+/// the services bind for themselves, and the gateway must know the others' addresses before
+/// any starts.
+fn reserve(
+    gateway: SocketAddr,
+    rules: SocketAddr,
+    search: SocketAddr,
+) -> CliResult<[SocketAddr; 3]> {
     let bind = |addr: SocketAddr, what: &str, flag: &str| {
         TcpListener::bind(addr).map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
@@ -107,15 +129,21 @@ fn reserve(gateway: SocketAddr, rules: SocketAddr) -> CliResult<(SocketAddr, Soc
             CliError::failure(format!("cannot listen on {addr} for the {what}: {e}{hint}"))
         })
     };
-    // Both are held at once, so that equal addresses fail here too.
+    // All are held at once, so that equal addresses fail here too.
     let g = bind(gateway, "gateway", "--listen")?;
     let r = bind(rules, "rules service", "--rules-listen")?;
-    let addrs = (g.local_addr()?, r.local_addr()?);
+    let s = bind(search, "search service", "--search-listen")?;
+    let addrs = [g.local_addr()?, r.local_addr()?, s.local_addr()?];
     // The listeners close here; the services bind the same ports a moment later.
     Ok(addrs)
 }
 
-fn plan(args: &UpArgs, gateway_addr: SocketAddr, rules_addr: SocketAddr) -> CliResult<Plan> {
+fn plan(
+    args: &UpArgs,
+    gateway_addr: SocketAddr,
+    rules_addr: SocketAddr,
+    search_addr: SocketAddr,
+) -> CliResult<Plan> {
     let grace = args.shutdown_grace_secs.to_string();
     let store = if args.memory {
         "in memory (lost when the stack stops)".to_owned()
@@ -137,16 +165,31 @@ fn plan(args: &UpArgs, gateway_addr: SocketAddr, rules_addr: SocketAddr) -> CliR
     ];
     let rules = RulesConfig::try_parse_from(rules_args)
         .map_err(|e| CliError::usage(format!("rules service configuration: {}", first_line(&e))))?;
+    let mut search_args: Vec<OsString> = vec![
+        "chess-search-service".into(),
+        "--listen".into(),
+        search_addr.to_string().into(),
+        "--hash-mb".into(),
+        args.search_hash_mb.to_string().into(),
+        "--metrics-listen".into(),
+        "127.0.0.1:0".into(),
+        "--shutdown-grace-secs".into(),
+        grace.clone().into(),
+    ];
+    if let Some(w) = args.search_workers {
+        search_args.extend(["--workers".into(), w.to_string().into()]);
+    }
+    let search = SearchConfig::try_parse_from(search_args).map_err(|e| {
+        CliError::usage(format!("search service configuration: {}", first_line(&e)))
+    })?;
     let gateway_args: Vec<OsString> = vec![
         "chess-gateway".into(),
         "--listen".into(),
         gateway_addr.to_string().into(),
         "--rules-addr".into(),
         format!("http://{rules_addr}").into(),
-        // SEARCH SERVICE: not built yet. When crates/search-service exists, start it in
-        // `serve` next to the others (on --search-listen, default 127.0.0.1:50053), wait for
-        // its health, and pass its address here as `--search-addr http://ADDR`. Until then the
-        // gateway answers analysis calls with UNAVAILABLE.
+        "--search-addr".into(),
+        format!("http://{search_addr}").into(),
         "--auth".into(),
         "open".into(),
         "--metrics-listen".into(),
@@ -162,7 +205,9 @@ fn plan(args: &UpArgs, gateway_addr: SocketAddr, rules_addr: SocketAddr) -> CliR
     Ok(Plan {
         gateway_addr,
         rules_addr,
+        search_addr,
         rules,
+        search,
         gateway,
         store,
     })
@@ -181,12 +226,14 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let Plan {
         gateway_addr,
         rules_addr,
+        search_addr,
         rules,
+        search,
         gateway,
         store,
     } = plan;
     let shutdown = Shutdown::new();
-    let (ended_tx, mut ended) = mpsc::channel::<Ended>(2);
+    let (ended_tx, mut ended) = mpsc::channel::<Ended>(3);
     let mut running = 0;
 
     let tx = ended_tx.clone();
@@ -197,7 +244,13 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     });
     running += 1;
 
-    // SEARCH SERVICE: start it here once it exists (see the note in `plan`).
+    let tx = ended_tx.clone();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let result = chess_search_service::run(search, stop).await;
+        let _ = tx.send(("search service", result)).await;
+    });
+    running += 1;
 
     let tx = ended_tx;
     let stop = shutdown.clone();
@@ -211,13 +264,14 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let mut signalled = std::pin::pin!(signal());
     let ready = async {
         wait_healthy(rules_addr).await?;
+        wait_healthy(search_addr).await?;
         wait_healthy(gateway_addr).await
     };
     let mut failure: Option<String> = None;
     let mut interrupted = None;
     tokio::select! {
         r = tokio::time::timeout(READY_TIMEOUT, ready) => match r {
-            Ok(Ok(())) => print_ready(gateway_addr, rules_addr, &store),
+            Ok(Ok(())) => print_ready(gateway_addr, rules_addr, search_addr, &store),
             Ok(Err(e)) => failure = Some(e),
             Err(_) => failure = Some(format!(
                 "the services did not report healthy within {} s", READY_TIMEOUT.as_secs()
@@ -326,7 +380,7 @@ async fn signal() -> &'static str {
     }
 }
 
-fn print_ready(gateway: SocketAddr, rules: SocketAddr, store: &str) {
+fn print_ready(gateway: SocketAddr, rules: SocketAddr, search: SocketAddr, store: &str) {
     let server = format!("http://{gateway}");
     let mut text = String::from("chess up: ready\n");
     text.push_str(&format!(
@@ -336,8 +390,7 @@ fn print_ready(gateway: SocketAddr, rules: SocketAddr, store: &str) {
         "  rules    {rules:<21}  rules and games, stored {store}\n"
     ));
     text.push_str(&format!(
-        "  search   {:<21}  no search service yet: analysis calls answer UNAVAILABLE\n",
-        "not started"
+        "  search   {search:<21}  the engine: analysis, engine moves, game review\n"
     ));
     text.push_str("Try:\n");
     if server != DEFAULT_SERVER {
@@ -349,6 +402,8 @@ fn print_ready(gateway: SocketAddr, rules: SocketAddr, store: &str) {
     text.push_str("  chess game new --tc 5+3 --white Ann --black Bob\n");
     text.push_str("  chess game move <ID> e4\n");
     text.push_str("  chess game show <ID>\n");
+    text.push_str("  chess analyze 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3' --depth 14 --multipv 3\n");
+    text.push_str("  chess review game.pgn\n");
     text.push_str("Ctrl-C stops the stack.\n");
     print!("{text}");
     let _ = std::io::Write::flush(&mut std::io::stdout());

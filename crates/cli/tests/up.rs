@@ -91,21 +91,13 @@ fn up_port_in_use_is_one_clear_line() {
     let dir = TempDir::new("up-port");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    for flag in ["--listen", "--rules-listen"] {
-        let other = if flag == "--listen" {
-            "--rules-listen"
-        } else {
-            "--listen"
-        };
-        let run = run_command(common::command(&[
-            "up",
-            flag,
-            &addr,
-            other,
-            "127.0.0.1:0",
-            "--data-dir",
-            dir.str(),
-        ]));
+    let flags = ["--listen", "--rules-listen", "--search-listen"];
+    for flag in flags {
+        let mut args = vec!["up", "--data-dir", dir.str(), flag, &addr];
+        for other in flags.iter().filter(|f| **f != flag) {
+            args.extend([*other, "127.0.0.1:0"]);
+        }
+        let run = run_command(common::command(&args));
         run.assert_code(1).assert_stderr_has(&addr);
         assert_eq!(run.stderr.lines().count(), 1, "{run:#?}");
         assert!(run.stderr.contains("in use"), "{run:#?}");
@@ -122,6 +114,9 @@ fn up_refuses_addresses_off_loopback() {
     chess(&["up", "--rules-listen", "0.0.0.0:0"])
         .assert_code(2)
         .assert_stderr_has("loopback");
+    chess(&["up", "--search-listen", "0.0.0.0:0"])
+        .assert_code(2)
+        .assert_stderr_has("loopback");
 }
 
 #[test]
@@ -135,6 +130,8 @@ fn up_with_a_broken_data_dir_exits_1() {
         "--listen",
         "127.0.0.1:0",
         "--rules-listen",
+        "127.0.0.1:0",
+        "--search-listen",
         "127.0.0.1:0",
         "--data-dir",
         file.to_str().unwrap(),

@@ -429,6 +429,19 @@ impl Engine {
         self.tt.clear();
     }
 
+    /// The hash table, for sharing with other engines (see [`Engine::use_table`]).
+    pub fn table(&self) -> Arc<TranspositionTable> {
+        self.tt.clone()
+    }
+
+    /// Searches with `table` from now on. Engines given the same table share what they learn,
+    /// as the threads of one engine do: several engines analysing the positions of one game at
+    /// once find each other's results. A running search is stopped first.
+    pub fn use_table(&mut self, table: Arc<TranspositionTable>) {
+        self.stop_previous();
+        self.tt = table;
+    }
+
     /// Hash table use in per mille.
     pub fn hashfull(&self) -> u32 {
         self.tt.hashfull()

@@ -21,3 +21,4 @@ pub use telemetry::init_tracing;
 pub use chess_proto::FieldViolation;
 pub use prometheus_client::metrics::counter::Counter as MetricCounter;
 pub use prometheus_client::metrics::gauge::Gauge as MetricGauge;
+pub use prometheus_client::metrics::histogram::Histogram as MetricHistogram;

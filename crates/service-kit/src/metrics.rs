@@ -104,6 +104,15 @@ impl Metrics {
         c
     }
 
+    /// Registers a histogram of the service's own with the given bucket upper bounds.
+    pub fn histogram(&self, name: &str, help: &str, buckets: &[f64]) -> Histogram {
+        let h = Histogram::new(buckets.iter().copied());
+        if let Ok(mut r) = self.registry.lock() {
+            r.register(name, help, h.clone());
+        }
+        h
+    }
+
     /// The Prometheus text exposition.
     pub fn encode(&self) -> String {
         let mut out = String::new();

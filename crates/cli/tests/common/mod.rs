@@ -188,6 +188,12 @@ impl Stack {
             "127.0.0.1:0",
             "--rules-listen",
             "127.0.0.1:0",
+            "--search-listen",
+            "127.0.0.1:0",
+            "--search-workers",
+            "1",
+            "--search-hash-mb",
+            "16",
             "--data-dir",
             data_dir.to_str().expect("UTF-8 temp path"),
         ];

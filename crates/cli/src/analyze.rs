@@ -1,0 +1,306 @@
+//! `chess analyze` and `chess review`: the engine through the gateway's
+//! `chess.v1.AnalysisService`.
+//!
+//! ```text
+//! chess analyze                                   the start position, one second
+//! chess analyze 'FEN' --depth 16 --multipv 3      three lines to depth 16
+//! chess analyze 'FEN' --moves e4 e5 --stream      each depth as it completes
+//! chess review game.pgn                           judgements, accuracy, ACPL
+//! chess review game.pgn --annotated out.pgn       and the annotated game
+//! ```
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chess_proto::v1::{
+    AnalysisLine, AnalyzeRequest, AnalyzeResponse, PlayerReview, ReviewGameRequest, Score,
+    SearchLimits, score,
+};
+use clap::Args;
+
+use crate::client::{Client, ClientArgs};
+use crate::error::{CliError, CliResult};
+use crate::input::read_bytes;
+
+/// Time past the search's own limit that the call's deadline allows for the answer.
+const DEADLINE_SLACK: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Args)]
+pub struct SearchLimitArgs {
+    /// Search to this depth (plies).
+    #[arg(long, value_name = "PLIES")]
+    depth: Option<u32>,
+    /// Search about this many nodes.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Search for this many milliseconds (with no limit at all, the server's default: 1 s).
+    #[arg(long = "time", value_name = "MS")]
+    time_ms: Option<u64>,
+    /// Look for a mate in this many moves.
+    #[arg(long, value_name = "MOVES")]
+    mate: Option<u32>,
+}
+
+impl SearchLimitArgs {
+    fn to_proto(&self) -> SearchLimits {
+        SearchLimits {
+            depth: self.depth.unwrap_or(0),
+            nodes: self.nodes.unwrap_or(0),
+            time_ms: self.time_ms.unwrap_or(0),
+            mate: self.mate.unwrap_or(0),
+        }
+    }
+
+    /// The deadline the call needs: the search time plus slack.
+    fn deadline(&self, fallback: Duration) -> Duration {
+        self.time_ms
+            .map_or(fallback, Duration::from_millis)
+            .saturating_add(DEADLINE_SLACK)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The position as one quoted FEN (default: the standard start position).
+    #[arg(value_name = "FEN")]
+    fen: Option<String>,
+    /// Moves played from the position first, in any notation (repetitions count).
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    moves: Vec<String>,
+    #[command(flatten)]
+    limits: SearchLimitArgs,
+    /// Principal variations to show (1 to 16).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    multipv: u32,
+    /// Print each depth's lines as the search completes it.
+    #[arg(long)]
+    stream: bool,
+    /// Write the lines' moves in UCI instead of SAN.
+    #[arg(long)]
+    uci: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The PGN file.
+    #[arg(value_name = "FILE.pgn")]
+    file: PathBuf,
+    /// Which game of the file, counting from 1.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    game: u32,
+    #[command(flatten)]
+    limits: SearchLimitArgs,
+    /// Also write the annotated game (judgements as NAGs, evaluations and better lines) to
+    /// this file; `-` for standard output.
+    #[arg(long, value_name = "FILE")]
+    annotated: Option<PathBuf>,
+}
+
+pub fn run_analyze(args: AnalyzeArgs, client: &ClientArgs) -> CliResult {
+    crate::client::block_on(async move {
+        let client = Client::connect(client).await?;
+        let fen = match args.fen.as_deref().map(str::trim) {
+            None | Some("startpos") => String::new(),
+            Some(f) => f.to_owned(),
+        };
+        let request = AnalyzeRequest {
+            fen,
+            moves: args.moves.clone(),
+            limits: Some(args.limits.to_proto()),
+            multipv: args.multipv,
+        };
+        let deadline = args.limits.deadline(Duration::from_secs(1));
+        let mut analysis = client.analysis();
+        let mut stdout = io::stdout().lock();
+        if args.stream {
+            let mut stream = analysis
+                .analyze_stream(client.request_at_least(request, deadline))
+                .await
+                .map_err(|s| client.error(&s))?
+                .into_inner();
+            while let Some(message) = stream.message().await.map_err(|s| client.error(&s))? {
+                if message.done {
+                    stdout.write_all(summary(&message, args.uci).as_bytes())?;
+                } else {
+                    stdout.write_all(lines_text(&message.lines, args.uci).as_bytes())?;
+                }
+                stdout.flush()?;
+            }
+        } else {
+            let answer = analysis
+                .analyze(client.request_at_least(request, deadline))
+                .await
+                .map_err(|s| client.error(&s))?
+                .into_inner();
+            stdout.write_all(lines_text(&answer.lines, args.uci).as_bytes())?;
+            stdout.write_all(summary(&answer, args.uci).as_bytes())?;
+            stdout.flush()?;
+        }
+        Ok(())
+    })
+}
+
+/// `+0.35`, `-1.20`, `#3`, `#-2`: from the side to move's point of view.
+pub fn score_text(score: Option<&Score>) -> String {
+    match score.and_then(|s| s.value) {
+        Some(score::Value::Centipawns(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
+        Some(score::Value::MateIn(n)) => format!("#{n}"),
+        None => "?".to_owned(),
+    }
+}
+
+fn lines_text(lines: &[AnalysisLine], uci: bool) -> String {
+    let mut out = String::new();
+    for l in lines {
+        let pv: Vec<&str> =
+            l.pv.iter()
+                .map(|m| if uci { m.uci.as_str() } else { m.san.as_str() })
+                .collect();
+        let wdl = l
+            .wdl
+            .map(|w| format!(" wdl {}/{}/{}", w.win, w.draw, w.loss))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "depth {:>2}/{:<2} multipv {} score {:>6}{wdl} nodes {} nps {} time {} ms  {}",
+            l.depth,
+            l.seldepth,
+            l.multipv,
+            score_text(l.score.as_ref()),
+            l.nodes,
+            l.nps,
+            l.time_ms,
+            pv.join(" ")
+        )
+        .ok();
+    }
+    out
+}
+
+fn summary(answer: &AnalyzeResponse, uci: bool) -> String {
+    let best = answer
+        .best_move
+        .as_ref()
+        .map(|m| if uci { m.uci.clone() } else { m.san.clone() })
+        .unwrap_or_else(|| "(none: no legal move)".to_owned());
+    let score = answer
+        .lines
+        .first()
+        .map(|l| score_text(l.score.as_ref()))
+        .unwrap_or_default();
+    format!("bestmove {best} {score}\n")
+}
+
+pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
+    if args.game == 0 {
+        return Err(CliError::usage("--game counts from 1"));
+    }
+    let bytes = read_bytes(&args.file)?;
+    let pgn = String::from_utf8(bytes).map_err(|e| {
+        CliError::failure(format!(
+            "{:?} is not UTF-8 text (invalid byte at offset {})",
+            args.file.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    crate::client::block_on(async move {
+        let client = Client::connect(client).await?;
+        let request = ReviewGameRequest {
+            pgn,
+            game_index: args.game - 1,
+            limits: Some(args.limits.to_proto()),
+        };
+        // A review searches every position: give it time.
+        let deadline = Duration::from_secs(600);
+        let review = client
+            .analysis()
+            .review_game(client.request_at_least(request, deadline))
+            .await
+            .map_err(|s| client.error(&s))?
+            .into_inner();
+        let mut out = String::new();
+        for m in &review.moves {
+            if m.symbol.is_empty() {
+                continue;
+            }
+            let mover = m.r#move.as_ref().map_or("?", |mv| mv.san.as_str());
+            let number = m.ply.div_ceil(2);
+            let dots = if m.ply % 2 == 1 { "." } else { "..." };
+            write!(
+                out,
+                "{number}{dots}{mover}{:<3} {:>6} ",
+                m.symbol,
+                score_text(m.played_score.as_ref())
+            )
+            .ok();
+            match &m.best_move {
+                Some(best) => {
+                    let line: Vec<&str> = m.best_line.iter().map(|b| b.san.as_str()).collect();
+                    writeln!(
+                        out,
+                        "best {} {} (loses {:.0}% of the expected score): {}",
+                        best.san,
+                        score_text(m.best_score.as_ref()),
+                        m.expected_score_loss * 100.0,
+                        line.join(" ")
+                    )
+                    .ok();
+                }
+                None => writeln!(out).ok().unwrap_or(()),
+            }
+        }
+        for p in [&review.white, &review.black].into_iter().flatten() {
+            out.push_str(&player_text(p));
+        }
+        writeln!(
+            out,
+            "{} plies, {} nodes in {:.1} s",
+            review.moves.len(),
+            review.nodes,
+            review.time_ms as f64 / 1000.0
+        )
+        .ok();
+        match args.annotated.as_deref() {
+            Some(path) if path.as_os_str() == "-" => {
+                out.push('\n');
+                out.push_str(&review.annotated_pgn);
+            }
+            Some(path) => std::fs::write(path, &review.annotated_pgn).map_err(|e| {
+                CliError::failure(format!("cannot write {:?}: {e}", path.display()))
+            })?,
+            None => {}
+        }
+        let mut stdout = io::stdout().lock();
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+        Ok(())
+    })
+}
+
+fn player_text(p: &PlayerReview) -> String {
+    let side = if p.color == chess_proto::v1::Color::White as i32 {
+        "White"
+    } else {
+        "Black"
+    };
+    let name = if p.name.is_empty() || p.name == "?" {
+        String::new()
+    } else {
+        format!(" ({})", p.name)
+    };
+    format!(
+        "{side}{name}: accuracy {:.1}%, average centipawn loss {:.0}, {} moves: {} brilliant, {} \
+         good, {} interesting, {} inaccuracies, {} mistakes, {} blunders\n",
+        p.accuracy,
+        p.average_centipawn_loss,
+        p.moves,
+        p.brilliant,
+        p.good,
+        p.interesting,
+        p.inaccuracies,
+        p.mistakes,
+        p.blunders
+    )
+}

@@ -1,0 +1,685 @@
+//! `chess.v1.AnalysisService`: request checks, admission, and the tasks each call runs on the
+//! worker pool.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use chess_proto::FieldViolation;
+use chess_proto::convert::{move_from_text, move_to_proto, position_from_fen};
+use chess_proto::v1;
+use chess_proto::v1::analysis_service_server::AnalysisService;
+use chess_rules::Position;
+use chess_search::{Evaluator, HandEval, Limits, Score, TranspositionTable};
+use futures::Stream;
+use tokio::sync::{mpsc, oneshot};
+use tonic::{Request, Response, Status};
+
+use crate::Config;
+use crate::jobs::{SearchJob, line_to_proto, response, run_search, score_to_proto, wdl_to_proto};
+use crate::pool::{Cancel, CancelOnDrop, Engines, Pool};
+use crate::review::{PositionValue, build_response};
+use crate::strength::{Level, MAX_ELO, MIN_ELO, SplitMix64};
+
+/// The limits the service enforces.
+#[derive(Clone, Debug)]
+pub struct ApiLimits {
+    pub max_depth: u32,
+    pub max_time_ms: u64,
+    pub max_nodes: u64,
+    pub default_time_ms: u64,
+    pub max_multipv: u32,
+    pub max_moves: usize,
+    pub max_batch: usize,
+    pub max_pgn_bytes: usize,
+    pub review_nodes: u64,
+    pub call_parallelism: usize,
+    pub hash_mb: usize,
+}
+
+impl ApiLimits {
+    pub fn from_config(c: &Config) -> ApiLimits {
+        ApiLimits {
+            max_depth: c.max_depth,
+            max_time_ms: c.max_time_ms.max(1),
+            max_nodes: c.max_nodes.max(1),
+            default_time_ms: c.default_time_ms.clamp(1, c.max_time_ms.max(1)),
+            max_multipv: c.max_multipv,
+            max_moves: c.max_moves,
+            max_batch: c.max_batch.max(1),
+            max_pgn_bytes: c.max_pgn_bytes,
+            review_nodes: c.review_nodes.max(1),
+            call_parallelism: c.call_parallelism,
+            hash_mb: c.hash_mb as usize,
+        }
+    }
+}
+
+/// The service.
+#[derive(Clone, Debug)]
+pub struct SearchApi {
+    pool: Pool,
+    limits: ApiLimits,
+}
+
+type ResponseStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+/// A response stream that cancels its call's searches when the client drops it.
+struct Guarded<T> {
+    rx: mpsc::UnboundedReceiver<Result<T, Status>>,
+    _guard: CancelOnDrop,
+}
+
+impl<T> Stream for Guarded<T> {
+    type Item = Result<T, Status>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+fn guarded<T: Send + 'static>(
+    rx: mpsc::UnboundedReceiver<Result<T, Status>>,
+    guard: CancelOnDrop,
+) -> ResponseStream<T> {
+    Box::pin(Guarded { rx, _guard: guard })
+}
+
+/// A position given as FEN plus moves from it, with the keys of the positions before the last.
+struct Placed {
+    position: Position,
+    history: Vec<u64>,
+    fen: String,
+}
+
+fn place(
+    prefix: &str,
+    fen: &str,
+    moves: &[String],
+    max_moves: usize,
+) -> Result<Placed, FieldViolation> {
+    let mut position = position_from_fen(&format!("{prefix}fen"), fen)?;
+    if moves.len() > max_moves {
+        return Err(FieldViolation::new(
+            format!("{prefix}moves"),
+            format!("{} moves is over the limit of {max_moves}", moves.len()),
+        ));
+    }
+    let mut history = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let m = move_from_text(&format!("{prefix}moves[{i}]"), &position, text, false)?;
+        history.push(position.zobrist());
+        position.play_unchecked(m);
+    }
+    let fen = position.fen();
+    Ok(Placed {
+        position,
+        history,
+        fen,
+    })
+}
+
+/// What a call gets when it sets no limit at all.
+#[derive(Clone, Copy)]
+enum Default_ {
+    Time(u64),
+    Nodes(u64),
+}
+
+fn check_limits(
+    prefix: &str,
+    limits: Option<&v1::SearchLimits>,
+    cfg: &ApiLimits,
+    default: Default_,
+) -> Result<Limits, FieldViolation> {
+    let l = limits.cloned().unwrap_or_default();
+    let field = |name: &str| format!("{prefix}limits.{name}");
+    if l.depth > cfg.max_depth {
+        return Err(FieldViolation::new(
+            field("depth"),
+            format!("depth {} is over the limit of {}", l.depth, cfg.max_depth),
+        ));
+    }
+    if l.nodes > cfg.max_nodes {
+        return Err(FieldViolation::new(
+            field("nodes"),
+            format!("{} nodes is over the limit of {}", l.nodes, cfg.max_nodes),
+        ));
+    }
+    if l.time_ms > cfg.max_time_ms {
+        return Err(FieldViolation::new(
+            field("time_ms"),
+            format!(
+                "{} ms is over the limit of {} ms",
+                l.time_ms, cfg.max_time_ms
+            ),
+        ));
+    }
+    let max_mate = cfg.max_depth.div_ceil(2);
+    if l.mate > max_mate {
+        return Err(FieldViolation::new(
+            field("mate"),
+            format!("mate in {} is over the limit of {max_mate} moves", l.mate),
+        ));
+    }
+    let mut out = Limits {
+        depth: (l.depth > 0).then_some(l.depth),
+        nodes: (l.nodes > 0).then_some(l.nodes),
+        mate: (l.mate > 0).then_some(l.mate),
+        ..Limits::default()
+    };
+    let unset = l.depth == 0 && l.nodes == 0 && l.mate == 0 && l.time_ms == 0;
+    out.movetime = Some(match (l.time_ms, unset, default) {
+        (0, true, Default_::Time(ms)) => ms,
+        (0, true, Default_::Nodes(n)) => {
+            out.nodes = Some(n.min(cfg.max_nodes));
+            cfg.max_time_ms
+        }
+        // Every search ends by the server's time limit, whatever else it asks for.
+        (0, false, _) => cfg.max_time_ms,
+        (ms, _, _) => ms,
+    });
+    Ok(out)
+}
+
+fn check_multipv(prefix: &str, multipv: u32, cfg: &ApiLimits) -> Result<usize, FieldViolation> {
+    if multipv > cfg.max_multipv {
+        return Err(FieldViolation::new(
+            format!("{prefix}multipv"),
+            format!("{multipv} lines is over the limit of {}", cfg.max_multipv),
+        ));
+    }
+    Ok(multipv.max(1) as usize)
+}
+
+fn check_analyze(
+    prefix: &str,
+    req: &v1::AnalyzeRequest,
+    cfg: &ApiLimits,
+) -> Result<(SearchJob, String), FieldViolation> {
+    let placed = place(prefix, &req.fen, &req.moves, cfg.max_moves)?;
+    let limits = check_limits(
+        prefix,
+        req.limits.as_ref(),
+        cfg,
+        Default_::Time(cfg.default_time_ms),
+    )?;
+    let multipv = check_multipv(prefix, req.multipv, cfg)?;
+    Ok((
+        SearchJob {
+            position: placed.position,
+            history: placed.history,
+            limits,
+            multipv,
+        },
+        placed.fen,
+    ))
+}
+
+fn worker_gone() -> Status {
+    Status::internal("the search worker stopped before answering (see the service log)")
+}
+
+fn cancelled() -> Status {
+    Status::cancelled("the call was cancelled")
+}
+
+impl SearchApi {
+    pub fn new(pool: Pool, config: &Config) -> SearchApi {
+        SearchApi {
+            pool,
+            limits: ApiLimits::from_config(config),
+        }
+    }
+
+    /// Workers one call may occupy at once.
+    fn parallelism(&self, items: usize) -> usize {
+        let cap = match self.limits.call_parallelism {
+            0 => self.pool.config.workers,
+            n => n.min(self.pool.config.workers),
+        };
+        cap.clamp(1, items.max(1))
+    }
+}
+
+#[tonic::async_trait]
+impl AnalysisService for SearchApi {
+    async fn analyze(
+        &self,
+        request: Request<v1::AnalyzeRequest>,
+    ) -> Result<Response<v1::AnalyzeResponse>, Status> {
+        let (job, fen) = check_analyze("", request.get_ref(), &self.limits)?;
+        let permit = self.pool.admit()?;
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let metrics = self.pool.metrics.clone();
+        let (tx, rx) = oneshot::channel();
+        self.pool.submit(Box::new(move |e: &mut Engines| {
+            let _permit = permit;
+            let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
+            let _ = tx.send((job, searched));
+        }))?;
+        let (job, searched) = rx.await.map_err(|_| worker_gone())?;
+        guard.disarm();
+        if searched.cancelled {
+            return Err(cancelled());
+        }
+        Ok(Response::new(response(
+            &job.position,
+            &fen,
+            &searched.result.lines,
+            true,
+        )))
+    }
+
+    type AnalyzeStreamStream = ResponseStream<v1::AnalyzeResponse>;
+
+    async fn analyze_stream(
+        &self,
+        request: Request<v1::AnalyzeRequest>,
+    ) -> Result<Response<Self::AnalyzeStreamStream>, Status> {
+        let (job, fen) = check_analyze("", request.get_ref(), &self.limits)?;
+        let permit = self.pool.admit()?;
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let metrics = self.pool.metrics.clone();
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.pool.submit(Box::new(move |e: &mut Engines| {
+            let _permit = permit;
+            let progress = tx.clone();
+            let (pos, f) = (job.position.clone(), fen.clone());
+            let searched = run_search(&mut e.main, &job, &cancel, &metrics, move |lines| {
+                let _ = progress.send(Ok(response(&pos, &f, &lines, false)));
+            });
+            let last = if searched.cancelled {
+                Err(cancelled())
+            } else {
+                Ok(response(&job.position, &fen, &searched.result.lines, true))
+            };
+            let _ = tx.send(last);
+        }))?;
+        Ok(Response::new(guarded(rx, guard)))
+    }
+
+    type AnalyzeBatchStream = ResponseStream<v1::AnalyzeBatchResponse>;
+
+    async fn analyze_batch(
+        &self,
+        request: Request<v1::AnalyzeBatchRequest>,
+    ) -> Result<Response<Self::AnalyzeBatchStream>, Status> {
+        let req = request.into_inner();
+        let n = req.positions.len();
+        if n == 0 {
+            return Err(FieldViolation::new("positions", "no positions to analyse").into());
+        }
+        if n > self.limits.max_batch {
+            return Err(FieldViolation::new(
+                "positions",
+                format!(
+                    "{n} positions is over the limit of {}",
+                    self.limits.max_batch
+                ),
+            )
+            .into());
+        }
+        let mut work = VecDeque::with_capacity(n);
+        for (i, p) in req.positions.iter().enumerate() {
+            let (job, fen) = check_analyze(&format!("positions[{i}]."), p, &self.limits)?;
+            work.push_back((i, job, fen));
+        }
+        let permit = Arc::new(self.pool.admit()?);
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let work = Arc::new(Mutex::new(work));
+        let (tx, rx) = mpsc::unbounded_channel();
+        for _ in 0..self.parallelism(n) {
+            let (work, tx, cancel, permit) =
+                (work.clone(), tx.clone(), cancel.clone(), permit.clone());
+            let metrics = self.pool.metrics.clone();
+            self.pool.submit(Box::new(move |e: &mut Engines| {
+                let _permit = permit;
+                loop {
+                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some((index, job, fen)) = next else { break };
+                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
+                    if searched.cancelled {
+                        break;
+                    }
+                    let result = response(&job.position, &fen, &searched.result.lines, true);
+                    let msg = v1::AnalyzeBatchResponse {
+                        index: index as u32,
+                        result: Some(result),
+                    };
+                    if tx.send(Ok(msg)).is_err() {
+                        break;
+                    }
+                }
+            }))?;
+        }
+        Ok(Response::new(guarded(rx, guard)))
+    }
+
+    async fn best_move(
+        &self,
+        request: Request<v1::BestMoveRequest>,
+    ) -> Result<Response<v1::BestMoveResponse>, Status> {
+        let req = request.into_inner();
+        let placed = place("", &req.fen, &req.moves, self.limits.max_moves)?;
+        let strength = req.strength.unwrap_or_default();
+        if strength.elo != 0 && !(MIN_ELO..=MAX_ELO).contains(&strength.elo) {
+            return Err(FieldViolation::new(
+                "strength.elo",
+                format!(
+                    "level {} is outside {MIN_ELO}..={MAX_ELO} (0 for full strength)",
+                    strength.elo
+                ),
+            )
+            .into());
+        }
+        if strength.max_depth > self.limits.max_depth {
+            return Err(FieldViolation::new(
+                "strength.max_depth",
+                format!(
+                    "depth {} is over the limit of {}",
+                    strength.max_depth, self.limits.max_depth
+                ),
+            )
+            .into());
+        }
+        if strength.max_nodes > self.limits.max_nodes {
+            return Err(FieldViolation::new(
+                "strength.max_nodes",
+                format!(
+                    "{} nodes is over the limit of {}",
+                    strength.max_nodes, self.limits.max_nodes
+                ),
+            )
+            .into());
+        }
+        let mut limits = check_limits(
+            "",
+            req.limits.as_ref(),
+            &self.limits,
+            Default_::Time(self.limits.default_time_ms),
+        )?;
+        if !placed.position.has_legal_moves() {
+            let what = if placed.position.is_check() {
+                "checkmate"
+            } else {
+                "stalemate"
+            };
+            return Err(Status::failed_precondition(format!(
+                "no move to play: the position is {what} ({})",
+                placed.fen
+            )));
+        }
+        let cap = |current: Option<u64>, cap: u64| match (current, cap) {
+            (c, 0) => c,
+            (None, cap) => Some(cap),
+            (Some(c), cap) => Some(c.min(cap)),
+        };
+        limits.depth =
+            cap(limits.depth.map(u64::from), u64::from(strength.max_depth)).map(|d| d as u32);
+        limits.nodes = cap(limits.nodes, strength.max_nodes);
+        let level = (strength.elo != 0).then(|| Level::new(strength.elo));
+        let mut multipv = 1;
+        if let Some(level) = level {
+            limits.nodes = cap(limits.nodes, level.nodes);
+            limits.depth =
+                cap(limits.depth.map(u64::from), u64::from(level.depth)).map(|d| d as u32);
+            multipv = level.lines;
+        }
+        let seed = match strength.seed {
+            0 => SplitMix64::random_seed(),
+            s => s,
+        };
+        let job = SearchJob {
+            position: placed.position,
+            history: placed.history,
+            limits,
+            multipv,
+        };
+        let permit = self.pool.admit()?;
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let metrics = self.pool.metrics.clone();
+        let (tx, rx) = oneshot::channel();
+        self.pool.submit(Box::new(move |e: &mut Engines| {
+            let _permit = permit;
+            let engine = if level.is_some() {
+                // A fresh small table: a seeded level plays the same move every time.
+                e.play.new_game();
+                &mut e.play
+            } else {
+                &mut e.main
+            };
+            let searched = run_search(engine, &job, &cancel, &metrics, |_| {});
+            let _ = tx.send((job, searched));
+        }))?;
+        let (job, searched) = rx.await.map_err(|_| worker_gone())?;
+        guard.disarm();
+        if searched.cancelled {
+            return Err(cancelled());
+        }
+        let lines = &searched.result.lines;
+        let pos = &job.position;
+        let usable: Vec<&chess_search::Line> = lines
+            .iter()
+            .filter(|l| l.pv.first().is_some_and(|m| pos.is_legal(*m)))
+            .collect();
+        let chosen = match level {
+            Some(level) if usable.len() > 1 => {
+                let scores: Vec<Score> = usable.iter().map(|l| l.score).collect();
+                level.choose(&scores, &mut SplitMix64::new(seed))
+            }
+            _ => 0,
+        };
+        let strongest = usable
+            .first()
+            .map(|l| l.pv[0])
+            .or(searched.result.best_move)
+            .ok_or_else(|| Status::internal("the search found no move"))?;
+        let (best, line) = match usable.get(chosen) {
+            Some(l) => (l.pv[0], Some(line_to_proto(pos, l))),
+            None => (strongest, None),
+        };
+        Ok(Response::new(v1::BestMoveResponse {
+            best_move: Some(move_to_proto(pos, best)),
+            line,
+            strongest_move: Some(move_to_proto(pos, strongest)),
+            elo: strength.elo,
+        }))
+    }
+
+    async fn review_game(
+        &self,
+        request: Request<v1::ReviewGameRequest>,
+    ) -> Result<Response<v1::ReviewGameResponse>, Status> {
+        let req = request.into_inner();
+        if req.pgn.len() > self.limits.max_pgn_bytes {
+            return Err(FieldViolation::new(
+                "pgn",
+                format!(
+                    "{} bytes is over the limit of {} bytes",
+                    req.pgn.len(),
+                    self.limits.max_pgn_bytes
+                ),
+            )
+            .into());
+        }
+        let wanted = req.game_index as usize;
+        let mut found = 0;
+        let mut game = None;
+        for (i, g) in chess_pgn::read_games(req.pgn.as_bytes()).enumerate() {
+            found = i + 1;
+            if i == wanted {
+                game = Some(g.map_err(|e| FieldViolation::new("pgn", e.to_string()))?);
+                break;
+            }
+        }
+        let Some(game) = game else {
+            return Err(FieldViolation::new(
+                "game_index",
+                format!("game {wanted} asked for, but the PGN holds {found} game(s) (0-based)"),
+            )
+            .into());
+        };
+        let moves: Vec<chess_rules::Move> = game.mainline().collect();
+        if moves.is_empty() {
+            return Err(FieldViolation::new("pgn", "the game has no moves to review").into());
+        }
+        if moves.len() > self.limits.max_moves {
+            return Err(FieldViolation::new(
+                "pgn",
+                format!(
+                    "{} plies is over the limit of {}",
+                    moves.len(),
+                    self.limits.max_moves
+                ),
+            )
+            .into());
+        }
+        let limits = check_limits(
+            "",
+            req.limits.as_ref(),
+            &self.limits,
+            Default_::Nodes(self.limits.review_nodes),
+        )?;
+        let mut positions = Vec::with_capacity(moves.len() + 1);
+        let mut keys = Vec::with_capacity(moves.len() + 1);
+        let mut pos = game.start.clone();
+        for &m in &moves {
+            positions.push(pos.clone());
+            keys.push(pos.zobrist());
+            pos.play_unchecked(m);
+        }
+        positions.push(pos);
+        let mut values: Vec<Option<PositionValue>> =
+            positions.iter().map(PositionValue::terminal).collect();
+        // Walk the game backwards, as batch analysis does: later positions fill the shared
+        // table with what the earlier ones will need.
+        let work: VecDeque<SearchJob> = (0..positions.len())
+            .rev()
+            .filter(|&i| values[i].is_none())
+            .map(|i| SearchJob {
+                position: positions[i].clone(),
+                history: keys[..i].to_vec(),
+                limits: limits.clone(),
+                multipv: 2,
+            })
+            .collect();
+        let index_of = |job: &SearchJob| job.history.len();
+        let started = Instant::now();
+        let permit = Arc::new(self.pool.admit()?);
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let table = Arc::new(TranspositionTable::new(self.limits.hash_mb));
+        let total = work.len();
+        let work = Arc::new(Mutex::new(work));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for _ in 0..self.parallelism(total) {
+            let (work, tx, cancel, permit, table) = (
+                work.clone(),
+                tx.clone(),
+                cancel.clone(),
+                permit.clone(),
+                table.clone(),
+            );
+            let metrics = self.pool.metrics.clone();
+            self.pool.submit(Box::new(move |e: &mut Engines| {
+                let _permit = permit;
+                let own = e.main.table();
+                e.main.use_table(table);
+                loop {
+                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some(job) = next else { break };
+                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
+                    if searched.cancelled {
+                        break;
+                    }
+                    let nodes = searched.result.lines.first().map_or(0, |l| l.nodes);
+                    let value = PositionValue::Lines(searched.result.lines);
+                    if tx.send((index_of(&job), value, nodes)).is_err() {
+                        break;
+                    }
+                }
+                e.main.use_table(own);
+            }))?;
+        }
+        drop(tx);
+        let mut nodes = 0;
+        let mut received = 0;
+        while let Some((i, value, n)) = rx.recv().await {
+            values[i] = Some(value);
+            nodes += n;
+            received += 1;
+        }
+        guard.disarm();
+        if received < total {
+            return Err(if cancel.is_cancelled() {
+                cancelled()
+            } else {
+                worker_gone()
+            });
+        }
+        let values: Vec<PositionValue> = values
+            .into_iter()
+            .map(|v| v.unwrap_or(PositionValue::Terminal(Score::Cp(0))))
+            .collect();
+        let time_ms = started.elapsed().as_millis() as u64;
+        Ok(Response::new(build_response(
+            &game, &positions, &values, nodes, time_ms,
+        )))
+    }
+
+    async fn evaluate_positions(
+        &self,
+        request: Request<v1::EvaluatePositionsRequest>,
+    ) -> Result<Response<v1::EvaluatePositionsResponse>, Status> {
+        let req = request.into_inner();
+        if req.fens.is_empty() {
+            return Err(FieldViolation::new("fens", "no positions to evaluate").into());
+        }
+        if req.fens.len() > self.limits.max_batch {
+            return Err(FieldViolation::new(
+                "fens",
+                format!(
+                    "{} positions is over the limit of {}",
+                    req.fens.len(),
+                    self.limits.max_batch
+                ),
+            )
+            .into());
+        }
+        let mut positions = Vec::with_capacity(req.fens.len());
+        for (i, fen) in req.fens.iter().enumerate() {
+            if fen.trim().is_empty() {
+                return Err(FieldViolation::new(format!("fens[{i}]"), "empty FEN").into());
+            }
+            positions.push(position_from_fen(&format!("fens[{i}]"), fen)?);
+        }
+        let mut eval = HandEval::default();
+        let evaluations = positions
+            .iter()
+            .map(|pos| {
+                let score = match PositionValue::terminal(pos) {
+                    Some(t) => t.score(),
+                    None => Score::Cp(eval.evaluate(pos)),
+                };
+                v1::PositionEvaluation {
+                    score: Some(score_to_proto(score)),
+                    wdl: Some(wdl_to_proto(score.wdl())),
+                }
+            })
+            .collect::<Vec<_>>();
+        self.pool
+            .metrics
+            .evaluations
+            .inc_by(evaluations.len() as u64);
+        Ok(Response::new(v1::EvaluatePositionsResponse {
+            evaluations,
+            evaluator: "hand-written".to_owned(),
+        }))
+    }
+}

@@ -1,0 +1,167 @@
+//! # chess-search-service
+//!
+//! The search service (`chess.v1.AnalysisService`): analysis of a position with MultiPV,
+//! unary or streaming each depth; batches of positions streamed back as each finishes; the
+//! move to play at an Elo-like strength; reviews of whole games; bulk static evaluation.
+//!
+//! Searches run on a fixed pool of worker threads behind a bounded admission gate: a call
+//! that finds every worker busy and the queue full gets `RESOURCE_EXHAUSTED` at once. A call
+//! that goes away (client gone, deadline passed) stops its searches within milliseconds.
+//! Every limit is checked, and bad input gets `INVALID_ARGUMENT` naming the field.
+
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod jobs;
+pub mod pool;
+pub mod review;
+pub mod strength;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
+use chess_service_kit::{CommonArgs, GrpcMetricsLayer, Metrics, Shutdown};
+use tonic::codec::CompressionEncoding;
+
+/// Configuration: flags with `CHESS_SEARCH_*` environment fallbacks.
+#[derive(Clone, Debug, clap::Parser)]
+#[command(
+    name = "chess-search-service",
+    version,
+    about = "Chess engine analysis, levelled play, game review and evaluation over gRPC"
+)]
+pub struct Config {
+    /// gRPC listen address; port 0 picks a free port (printed on the LISTENING line).
+    #[arg(long, env = "CHESS_SEARCH_LISTEN", default_value = "127.0.0.1:50053")]
+    pub listen: SocketAddr,
+
+    /// Search worker threads: how many searches run at once (default: one per CPU core).
+    #[arg(long, env = "CHESS_SEARCH_WORKERS", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub workers: Option<u32>,
+
+    /// Calls that may wait for a worker; beyond workers + queue, calls are refused with
+    /// RESOURCE_EXHAUSTED.
+    #[arg(long, env = "CHESS_SEARCH_QUEUE", default_value_t = 64)]
+    pub queue: usize,
+
+    /// Hash table per worker, in MiB.
+    #[arg(long, env = "CHESS_SEARCH_HASH_MB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub hash_mb: u32,
+
+    /// Threads per search (Lazy SMP); workers x threads should not exceed the cores.
+    #[arg(long, env = "CHESS_SEARCH_THREADS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+
+    /// Deepest search a call may ask for, in plies.
+    #[arg(long, env = "CHESS_SEARCH_MAX_DEPTH", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=120))]
+    pub max_depth: u32,
+
+    /// Longest search a call may ask for, in milliseconds; every search stops by then.
+    #[arg(long, env = "CHESS_SEARCH_MAX_TIME_MS", default_value_t = 60_000)]
+    pub max_time_ms: u64,
+
+    /// Most nodes a call may ask for per position.
+    #[arg(long, env = "CHESS_SEARCH_MAX_NODES", default_value_t = 1_000_000_000)]
+    pub max_nodes: u64,
+
+    /// Search time when a call sets no limit at all, in milliseconds.
+    #[arg(long, env = "CHESS_SEARCH_DEFAULT_TIME_MS", default_value_t = 1000)]
+    pub default_time_ms: u64,
+
+    /// Most principal variations per analysis.
+    #[arg(long, env = "CHESS_SEARCH_MAX_MULTIPV", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub max_multipv: u32,
+
+    /// Most moves in a request's move list, and most plies in a reviewed game.
+    #[arg(long, env = "CHESS_SEARCH_MAX_MOVES", default_value_t = 1024)]
+    pub max_moves: usize,
+
+    /// Most positions in one AnalyzeBatch or EvaluatePositions call.
+    #[arg(long, env = "CHESS_SEARCH_MAX_BATCH", default_value_t = 1024)]
+    pub max_batch: usize,
+
+    /// Largest PGN accepted by ReviewGame, in bytes.
+    #[arg(long, env = "CHESS_SEARCH_MAX_PGN_BYTES", default_value_t = 1 << 20)]
+    pub max_pgn_bytes: usize,
+
+    /// Nodes per position when a review sets no limits.
+    #[arg(long, env = "CHESS_SEARCH_REVIEW_NODES", default_value_t = 200_000)]
+    pub review_nodes: u64,
+
+    /// Workers one review or batch may use at once (0: all of them).
+    #[arg(long, env = "CHESS_SEARCH_CALL_PARALLELISM", default_value_t = 0)]
+    pub call_parallelism: usize,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl Config {
+    /// Worker threads: the flag, or one per core.
+    pub fn workers(&self) -> usize {
+        self.workers.map(|w| w as usize).unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+    }
+}
+
+/// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
+/// calls the configured grace period.
+pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
+    let metrics = Metrics::new("search");
+    let search_metrics = pool::SearchMetrics::new(&metrics);
+    let pool = pool::Pool::start(
+        pool::PoolConfig {
+            workers: config.workers(),
+            queue: config.queue,
+            hash_mb: config.hash_mb as usize,
+            threads: config.threads as usize,
+        },
+        search_metrics,
+    )?;
+    tracing::info!(
+        workers = pool.config.workers,
+        queue = pool.config.queue,
+        hash_mb = pool.config.hash_mb,
+        threads = pool.config.threads,
+        "search pool started"
+    );
+    let api = api::SearchApi::new(pool, &config);
+    let (_reporter, health, reflection, reflection_alpha) =
+        chess_service_kit::health_and_reflection(&["chess.v1.AnalysisService"]).await?;
+    let bound = chess_service_kit::bind(config.listen).await?;
+    let metrics_addr = chess_service_kit::serve_metrics(
+        config.common.metrics_listen,
+        metrics.clone(),
+        shutdown.clone(),
+    )
+    .await?;
+    chess_service_kit::announce("search", bound.addr, metrics_addr);
+
+    let max_message = config.max_pgn_bytes + (256 << 10);
+    let analysis = AnalysisServiceServer::new(api)
+        .accept_compressed(CompressionEncoding::Gzip)
+        .send_compressed(CompressionEncoding::Gzip)
+        .max_decoding_message_size(max_message);
+
+    let grace = Duration::from_secs(config.common.shutdown_grace_secs);
+    let stop = shutdown.clone();
+    let server = tonic::transport::Server::builder()
+        .layer(GrpcMetricsLayer::new(metrics))
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(reflection_alpha)
+        .add_service(analysis)
+        .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
+    tokio::select! {
+        r = server => r.map_err(|e| format!("server error: {e}"))?,
+        _ = shutdown.wait_with_grace(grace) => {
+            tracing::warn!("grace period over: cancelling the searches still running");
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! Playing strength: how an Elo-like level becomes a search budget and a controlled amount of
+//! randomness in the choice of move.
+//!
+//! A level `elo` from 800 to 3000 is placed on a 0-to-1 scale `t = (elo - 800) / 2200`. Then:
+//!
+//! | | formula | 800 | 1500 | 2200 | 3000 |
+//! |---|---|---|---|---|---|
+//! | node budget | `400 * 2^(11 t)` | 400 | 4.5k | 51k | 819k |
+//! | depth cap | `1 + round(13 t)` | 1 | 5 | 9 | 14 |
+//! | lines considered | 4 below 2900, else 1 | 4 | 4 | 4 | 1 |
+//! | temperature (cp) | `250 (1 - t)^1.5` | 250 | 141 | 55 | 0 |
+//!
+//! The engine searches the top lines within that budget, and the move is drawn among them
+//! with probability proportional to `exp(-(best - score) / temperature)`: a weak level often
+//! plays a second- or third-best move, a strong one almost never, and a line that loses much
+//! more than the best is all but never chosen. The draw uses a seeded generator, so the same
+//! seed, position and level give the same move. These figures are a calibration starting
+//! point, not measured ratings.
+
+use chess_search::Score;
+
+use crate::jobs::score_value;
+
+pub const MIN_ELO: u32 = 800;
+pub const MAX_ELO: u32 = 3000;
+
+/// What a level means for the search and the choice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Level {
+    pub elo: u32,
+    pub nodes: u64,
+    pub depth: u32,
+    pub lines: usize,
+    pub temperature_cp: f64,
+}
+
+impl Level {
+    /// The level for `elo` (which must be in `MIN_ELO..=MAX_ELO`).
+    pub fn new(elo: u32) -> Level {
+        let elo = elo.clamp(MIN_ELO, MAX_ELO);
+        let t = f64::from(elo - MIN_ELO) / f64::from(MAX_ELO - MIN_ELO);
+        Level {
+            elo,
+            nodes: (400.0 * (11.0 * t).exp2()).round() as u64,
+            depth: 1 + (13.0 * t).round() as u32,
+            lines: if elo < 2900 { 4 } else { 1 },
+            temperature_cp: 250.0 * (1.0 - t).powf(1.5),
+        }
+    }
+
+    /// Picks one of `scores` (the lines' scores, best first) with `rng`; returns its index.
+    pub fn choose(&self, scores: &[Score], rng: &mut SplitMix64) -> usize {
+        if scores.len() <= 1 || self.temperature_cp < 1.0 {
+            return 0;
+        }
+        let best = score_value(scores[0]);
+        let weights: Vec<f64> = scores
+            .iter()
+            .map(|&s| {
+                let loss = f64::from(best.saturating_sub(score_value(s)).max(0));
+                (-loss / self.temperature_cp).exp()
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut pick = rng.next_f64() * total;
+        for (i, w) in weights.iter().enumerate() {
+            if pick < *w {
+                return i;
+            }
+            pick -= w;
+        }
+        0
+    }
+}
+
+/// A small seeded generator (SplitMix64): enough for choosing moves, and reproducible.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    /// A seed from the process's hash randomness and the clock, for calls that give none.
+    pub fn random_seed() -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            h.write_u128(d.as_nanos());
+        }
+        h.finish() | 1
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_grow_with_elo() {
+        let low = Level::new(800);
+        let high = Level::new(3000);
+        assert_eq!((low.nodes, low.depth, low.lines), (400, 1, 4));
+        assert_eq!((high.nodes, high.depth, high.lines), (819_200, 14, 1));
+        assert!(high.temperature_cp < 1.0 && low.temperature_cp > 249.0);
+        let mut last = Level::new(800);
+        for elo in (900..=3000).step_by(100) {
+            let l = Level::new(elo);
+            assert!(l.nodes >= last.nodes && l.depth >= last.depth);
+            assert!(l.temperature_cp <= last.temperature_cp);
+            last = l;
+        }
+    }
+
+    #[test]
+    fn weak_levels_vary_and_strong_levels_do_not() {
+        let scores = [
+            Score::Cp(50),
+            Score::Cp(30),
+            Score::Cp(-20),
+            Score::Cp(-400),
+        ];
+        let mut rng = SplitMix64::new(7);
+        let weak = Level::new(800);
+        let mut seen = [0u32; 4];
+        for _ in 0..2000 {
+            seen[weak.choose(&scores, &mut rng)] += 1;
+        }
+        assert!(seen[0] > seen[1] && seen[1] > seen[2] && seen[2] > seen[3]);
+        assert!(seen[1] > 200, "{seen:?}");
+        let strong = Level::new(2950);
+        for _ in 0..200 {
+            assert_eq!(strong.choose(&scores, &mut rng), 0);
+        }
+    }
+
+    #[test]
+    fn a_line_to_mate_against_is_never_chosen_over_a_sound_one() {
+        let scores = [Score::Cp(0), Score::Mate(-3)];
+        let mut rng = SplitMix64::new(1);
+        let weak = Level::new(800);
+        assert!((0..1000).all(|_| weak.choose(&scores, &mut rng) == 0));
+    }
+
+    #[test]
+    fn the_generator_is_reproducible() {
+        let a: Vec<u64> = {
+            let mut r = SplitMix64::new(42);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = SplitMix64::new(42);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        assert_eq!(a, b);
+        let mut r = SplitMix64::new(3);
+        assert!(
+            (0..1000)
+                .map(|_| r.next_f64())
+                .all(|x| (0.0..1.0).contains(&x))
+        );
+    }
+}
