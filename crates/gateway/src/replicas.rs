@@ -421,13 +421,19 @@ impl SearchPool {
         Ok(picked)
     }
 
-    /// A call on `replica` failed with UNAVAILABLE: eject it for a while.
+    /// A call on `replica` failed with UNAVAILABLE: eject it for a while. The other calls
+    /// that were in flight on it fail with it; they do not lengthen the ejection.
     pub fn failed(&self, replica: &Replica, status: &Status) {
         let (failures, backoff) = {
             let mut e = replica.ejection();
+            let now = Instant::now();
+            if e.until.is_some_and(|until| until > now) {
+                tracing::debug!(address = %replica.backend.address, error = status.message(), "call failed on an ejected search replica");
+                return;
+            }
             e.failures = e.failures.saturating_add(1);
             let backoff = backoff(e.failures);
-            e.until = Some(Instant::now() + backoff);
+            e.until = Some(now + backoff);
             (e.failures, backoff)
         };
         self.stats.ejections.inc();
@@ -651,6 +657,14 @@ mod tests {
 
         let dead = pool.replicas()[1].clone();
         pool.failed(&dead, &Status::unavailable("connection refused"));
+        // Calls that were in flight with it fail too: still one ejection.
+        pool.failed(&dead, &Status::unavailable("connection lost"));
+        assert_eq!(dead.ejection().failures, 1);
+        assert!(
+            metrics
+                .encode()
+                .contains("chess_gateway_search_ejections_total{service=\"test\"} 1")
+        );
         assert!(
             metrics
                 .encode()

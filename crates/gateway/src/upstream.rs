@@ -87,8 +87,11 @@ impl Backend {
             // tonic reports an expired deadline as CANCELLED (client side and server side).
             Code::Cancelled | Code::DeadlineExceeded if expired => self.deadline_exceeded(),
             // A failure of the hop (connection refused or lost, protocol error), not an answer
-            // of the backend's: those carry no source.
-            Code::Unknown | Code::Unavailable | Code::Internal if status.source().is_some() => {
+            // of the backend's: those carry no source. A connection lost with the call on it
+            // (the backend died) comes as CANCELLED from hyper, though nobody cancelled.
+            Code::Unknown | Code::Unavailable | Code::Internal | Code::Cancelled
+                if status.source().is_some() =>
+            {
                 tracing::warn!(backend = self.name, address = %self.address, error = %status.message(), "backend call failed");
                 if status.message().contains(&*self.address) {
                     Status::unavailable(status.message())
