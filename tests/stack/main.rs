@@ -3,6 +3,8 @@
 
 mod auth;
 mod crash;
+mod discovery;
+mod engine_move;
 mod games;
 mod rules_api;
 mod search;
