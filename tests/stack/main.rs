@@ -6,6 +6,7 @@ mod crash;
 mod discovery;
 mod engine_move;
 mod games;
+mod loadgen;
 mod rules_api;
 mod search;
 
