@@ -1,0 +1,304 @@
+//! Accumulators: the first layer's output for both perspectives, kept up to date move by move.
+
+use std::fmt;
+
+use chess_rules::{Color, Move, MoveKind, Position, Role, Square};
+
+use crate::MAX_ACTIVE;
+use crate::features::{feature_index, for_each_feature};
+use crate::kernels;
+use crate::network::Network;
+
+/// A piece on a square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlacedPiece {
+    pub color: Color,
+    pub role: Role,
+    pub square: Square,
+}
+
+impl PlacedPiece {
+    pub const fn new(color: Color, role: Role, square: Square) -> PlacedPiece {
+        PlacedPiece {
+            color,
+            role,
+            square,
+        }
+    }
+
+    /// Its feature index from `perspective`.
+    #[inline]
+    pub const fn feature(self, perspective: Color) -> u16 {
+        feature_index(perspective, self.color, self.role, self.square)
+    }
+}
+
+const NO_PIECE: PlacedPiece = PlacedPiece::new(Color::White, Role::Pawn, Square::A1);
+
+/// What a move changes on the board: the pieces it lifts and the pieces it puts down (at most
+/// two of each).
+///
+/// | move        | removed                   | added               |
+/// |-------------|---------------------------|---------------------|
+/// | quiet       | mover on from             | mover on to         |
+/// | capture     | mover on from, victim     | mover on to         |
+/// | en passant  | pawn on from, taken pawn  | pawn on to          |
+/// | promotion   | pawn on from (, victim)   | new piece on to     |
+/// | castling    | king, rook                | king, rook          |
+/// | null move   | nothing                   | nothing             |
+///
+/// ```
+/// use chess_nn::{MoveDelta, PlacedPiece};
+/// use chess_rules::{Color, Position, Role, Square};
+/// let pos = Position::from_fen("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+/// let d = MoveDelta::new(&pos, pos.parse_uci("e1g1").unwrap());
+/// assert_eq!(d.removed(), &[
+///     PlacedPiece::new(Color::White, Role::King, Square::E1),
+///     PlacedPiece::new(Color::White, Role::Rook, Square::H1),
+/// ]);
+/// assert_eq!(d.added()[1], PlacedPiece::new(Color::White, Role::Rook, Square::F1));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct MoveDelta {
+    removed: [PlacedPiece; 2],
+    added: [PlacedPiece; 2],
+    n_removed: u8,
+    n_added: u8,
+}
+
+impl fmt::Debug for MoveDelta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MoveDelta")
+            .field("removed", &self.removed())
+            .field("added", &self.added())
+            .finish()
+    }
+}
+
+impl Default for MoveDelta {
+    fn default() -> Self {
+        MoveDelta::NONE
+    }
+}
+
+impl MoveDelta {
+    /// No change (a null move).
+    pub const NONE: MoveDelta = MoveDelta {
+        removed: [NO_PIECE; 2],
+        added: [NO_PIECE; 2],
+        n_removed: 0,
+        n_added: 0,
+    };
+
+    /// The change `m` (legal in `before`) makes.
+    pub fn new(before: &Position, m: Move) -> MoveDelta {
+        let mut d = MoveDelta::NONE;
+        if m.is_null() {
+            return d;
+        }
+        let us = before.turn();
+        let (from, to) = (m.from(), m.to());
+        match m.kind() {
+            MoveKind::Castle => {
+                if let Some(side) = m.castling_side() {
+                    let (_, king_to, rook_from, rook_to) = side.squares(us);
+                    d.remove(PlacedPiece::new(us, Role::King, from));
+                    d.remove(PlacedPiece::new(us, Role::Rook, rook_from));
+                    d.add(PlacedPiece::new(us, Role::King, king_to));
+                    d.add(PlacedPiece::new(us, Role::Rook, rook_to));
+                }
+            }
+            MoveKind::EnPassant => {
+                let taken = Square::from_coords(to.file(), from.rank());
+                d.remove(PlacedPiece::new(us, Role::Pawn, from));
+                d.remove(PlacedPiece::new(!us, Role::Pawn, taken));
+                d.add(PlacedPiece::new(us, Role::Pawn, to));
+            }
+            _ => {
+                d.remove(PlacedPiece::new(us, m.role(), from));
+                if before.color_at(to) == Some(!us)
+                    && let Some(victim) = before.role_at(to)
+                {
+                    d.remove(PlacedPiece::new(!us, victim, to));
+                }
+                d.add(PlacedPiece::new(us, m.role_after(), to));
+            }
+        }
+        d
+    }
+
+    fn remove(&mut self, p: PlacedPiece) {
+        self.removed[usize::from(self.n_removed)] = p;
+        self.n_removed += 1;
+    }
+
+    fn add(&mut self, p: PlacedPiece) {
+        self.added[usize::from(self.n_added)] = p;
+        self.n_added += 1;
+    }
+
+    pub fn removed(&self) -> &[PlacedPiece] {
+        &self.removed[..usize::from(self.n_removed)]
+    }
+
+    pub fn added(&self) -> &[PlacedPiece] {
+        &self.added[..usize::from(self.n_added)]
+    }
+}
+
+/// The first layer's output for both perspectives (white's and black's), `H` values each.
+///
+/// An accumulator belongs to the network that built it (same hidden size, same weights).
+///
+/// ```
+/// use chess_nn::{Accumulator, Network};
+/// use chess_rules::Position;
+/// let net = Network::default_network();
+/// let pos = Position::startpos();
+/// let m = pos.parse_uci("e2e4").unwrap();
+/// let mut acc = Accumulator::from_position(&net, &pos);
+/// acc.play(&net, &pos, m);
+/// let after = pos.play(m).unwrap();
+/// assert_eq!(acc, Accumulator::from_position(&net, &after));
+/// assert_eq!(net.evaluate_accumulator(&acc, after.turn()), net.evaluate(&after));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Accumulator {
+    hidden: usize,
+    /// White's perspective, then black's.
+    values: Box<[i16]>,
+}
+
+impl fmt::Debug for Accumulator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Accumulator")
+            .field("hidden", &self.hidden)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Accumulator {
+    /// The accumulators of an empty board (the biases).
+    pub fn new(net: &Network) -> Accumulator {
+        let h = net.hidden();
+        let mut values = vec![0i16; 2 * h].into_boxed_slice();
+        values[..h].copy_from_slice(net.ft_biases());
+        values[h..].copy_from_slice(net.ft_biases());
+        Accumulator { hidden: h, values }
+    }
+
+    /// The accumulators of `pos`, computed from scratch.
+    pub fn from_position(net: &Network, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator::new(net);
+        acc.refresh(net, pos);
+        acc
+    }
+
+    /// Recomputes both perspectives from scratch for `pos`.
+    pub fn refresh(&mut self, net: &Network, pos: &Position) {
+        debug_assert_eq!(self.hidden, net.hidden());
+        for perspective in Color::ALL {
+            let mut features = [0u16; MAX_ACTIVE];
+            let mut n = 0;
+            for_each_feature(pos, perspective, |f| {
+                features[n] = f;
+                n += 1;
+            });
+            kernels::accumulate(
+                self.perspective_mut(perspective),
+                net.ft_biases(),
+                net.ft_weights(),
+                net.hidden(),
+                &features[..n],
+            );
+        }
+    }
+
+    /// One perspective's `H` values.
+    #[inline]
+    pub fn perspective(&self, perspective: Color) -> &[i16] {
+        let h = self.hidden;
+        match perspective {
+            Color::White => &self.values[..h],
+            Color::Black => &self.values[h..],
+        }
+    }
+
+    #[inline]
+    fn perspective_mut(&mut self, perspective: Color) -> &mut [i16] {
+        let h = self.hidden;
+        match perspective {
+            Color::White => &mut self.values[..h],
+            Color::Black => &mut self.values[h..],
+        }
+    }
+
+    /// Puts a piece on the board (its feature in both perspectives).
+    pub fn add_piece(&mut self, net: &Network, piece: PlacedPiece) {
+        for p in Color::ALL {
+            kernels::add_row(
+                self.perspective_mut(p),
+                net.ft_row(usize::from(piece.feature(p))),
+            );
+        }
+    }
+
+    /// Takes a piece off the board.
+    pub fn remove_piece(&mut self, net: &Network, piece: PlacedPiece) {
+        for p in Color::ALL {
+            kernels::sub_row(
+                self.perspective_mut(p),
+                net.ft_row(usize::from(piece.feature(p))),
+            );
+        }
+    }
+
+    /// Moves a piece from `piece.square` to `to`.
+    pub fn move_piece(&mut self, net: &Network, piece: PlacedPiece, to: Square) {
+        self.remove_piece(net, piece);
+        self.add_piece(
+            net,
+            PlacedPiece {
+                square: to,
+                ..piece
+            },
+        );
+    }
+
+    /// Applies a move's change in place.
+    pub fn apply(&mut self, net: &Network, delta: &MoveDelta) {
+        for &p in delta.removed() {
+            self.remove_piece(net, p);
+        }
+        for &p in delta.added() {
+            self.add_piece(net, p);
+        }
+    }
+
+    /// Plays `m` (legal in `before`) on these accumulators.
+    pub fn play(&mut self, net: &Network, before: &Position, m: Move) {
+        self.apply(net, &MoveDelta::new(before, m));
+    }
+
+    /// Sets `self` to `parent` changed by `delta`, reading `parent` once and writing `self`
+    /// once per perspective (the usual step of a search's accumulator stack).
+    pub fn update_from(&mut self, net: &Network, parent: &Accumulator, delta: &MoveDelta) {
+        debug_assert_eq!(self.hidden, parent.hidden);
+        for p in Color::ALL {
+            let mut adds: [&[i16]; 2] = [&[], &[]];
+            let mut subs: [&[i16]; 2] = [&[], &[]];
+            for (slot, piece) in adds.iter_mut().zip(delta.added()) {
+                *slot = net.ft_row(usize::from(piece.feature(p)));
+            }
+            for (slot, piece) in subs.iter_mut().zip(delta.removed()) {
+                *slot = net.ft_row(usize::from(piece.feature(p)));
+            }
+            kernels::copy_update(
+                self.perspective_mut(p),
+                parent.perspective(p),
+                &adds[..delta.added().len()],
+                &subs[..delta.removed().len()],
+            );
+        }
+    }
+}

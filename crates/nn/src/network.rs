@@ -1,0 +1,475 @@
+//! The network: its weights, its file format, its name, and evaluation.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use chess_rules::{Color, Position};
+use sha2::{Digest, Sha256};
+
+use crate::accumulator::Accumulator;
+use crate::error::NetworkError;
+use crate::kernels;
+use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_HIDDEN};
+
+/// Bytes of the header: magic, then six `u32` (version, inputs, hidden, qa, qb, scale).
+pub const HEADER_BYTES: usize = 4 + 6 * 4;
+/// Bytes of the trailing checksum.
+pub const CHECKSUM_BYTES: usize = 8;
+/// The largest `qa`, `qb` and `scale` a file may state: `qa` bounds an `i16` clamp and
+/// `qa * qb` must fit an `i32`.
+pub const MAX_QUANT: u32 = 32_767;
+
+/// File name of the embedded default network (see [`Network::default_network`]).
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-905883775913.nnue";
+
+/// The embedded default network's file, byte for byte.
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-905883775913.nnue");
+
+/// The FNV-1a 64 hash of `bytes`: the file checksum.
+///
+/// ```
+/// assert_eq!(chess_nn::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+/// assert_eq!(chess_nn::fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+/// ```
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The size in bytes of a version-1 file with hidden size `hidden`.
+pub const fn file_len(hidden: usize) -> usize {
+    HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + CHECKSUM_BYTES
+}
+
+/// A network's contents as plain arrays, for building one (a trainer, a generator, a test)
+/// with [`Network::from_parts`]. The layouts are those of the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkParts {
+    /// Hidden size `H`: a multiple of 16 from 16 to 1024.
+    pub hidden: usize,
+    /// Activation clamp: `c = clamp(a, 0, qa)`.
+    pub qa: i32,
+    /// Output weight scale.
+    pub qb: i32,
+    /// Centipawns per unit of the unquantised output.
+    pub scale: i32,
+    /// `768 * H`, feature-major: feature `f`'s weight to neuron `j` at `f * H + j`.
+    pub ft_weights: Vec<i16>,
+    /// `H`.
+    pub ft_biases: Vec<i16>,
+    /// `2 * H`: the first `H` apply to the side to move's accumulator, the next `H` to the
+    /// other side's.
+    pub out_weights: Vec<i16>,
+    pub out_bias: i32,
+}
+
+/// An evaluation network (format version 1), validated and ready to evaluate.
+///
+/// ```text
+///  side to move's 768 inputs ──► FT (768 -> H, i16) ──► acc_stm ─┐
+///                                                                ├─ SCReLU ─► out (2H -> 1) ─► cp
+///  other side's  768 inputs ──► FT (same weights)   ──► acc_nstm ┘
+/// ```
+///
+/// The arithmetic, which every backend reproduces bit for bit:
+///
+/// * `acc[j] = ft_biases[j] + sum over active features f of ft_weights[f * H + j]`, in `i16`
+///   with wrapping addition, for each perspective.
+/// * For each of the `2H` values `a` of `acc_stm ++ acc_nstm` with its output weight `w`:
+///   `c = clamp(a as i32, 0, qa)`, `sum = sum + (c * w) * c` in `i32`, wrapping.
+/// * `eval = (sum / qa + out_bias) * scale / (qa * qb)` in `i32`, wrapping multiplication and
+///   addition, division truncating toward zero; centipawns for the side to move.
+///
+/// ```
+/// use chess_nn::Network;
+/// use chess_rules::Position;
+/// let net = Network::default_network();
+/// assert!(net.evaluate(&Position::startpos()).abs() < 50);
+/// // Black has no queen.
+/// let pos = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+/// assert!(net.evaluate(&pos) > 700);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    hidden: usize,
+    qa: i32,
+    qb: i32,
+    scale: i32,
+    ft_weights: Vec<i16>,
+    ft_biases: Vec<i16>,
+    out_weights: Vec<i16>,
+    out_bias: i32,
+    /// Every `|w| * qa <= 32767`: the output sum may multiply `c * w` in `i16`.
+    small_out: bool,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Network")
+            .field("hidden", &self.hidden)
+            .field("qa", &self.qa)
+            .field("qb", &self.qb)
+            .field("scale", &self.scale)
+            .field("out_bias", &self.out_bias)
+            .finish_non_exhaustive()
+    }
+}
+
+fn check_hidden(hidden: u64) -> Result<usize, NetworkError> {
+    let ok = hidden >= HIDDEN_MULTIPLE as u64
+        && hidden <= MAX_HIDDEN as u64
+        && hidden.is_multiple_of(HIDDEN_MULTIPLE as u64);
+    if ok {
+        Ok(hidden as usize)
+    } else {
+        Err(NetworkError::BadHidden {
+            multiple: HIDDEN_MULTIPLE as u32,
+            max: MAX_HIDDEN as u32,
+            found: u32::try_from(hidden).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+fn check_quant(name: &'static str, v: i64) -> Result<i32, NetworkError> {
+    if (1..=i64::from(MAX_QUANT)).contains(&v) {
+        Ok(v as i32)
+    } else {
+        Err(NetworkError::BadQuantisation {
+            name,
+            max: MAX_QUANT,
+            found: v.max(0) as u64,
+        })
+    }
+}
+
+/// Reads little-endian values from a byte slice whose length was checked beforehand.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u32(&mut self) -> u32 {
+        let v = u32::from_le_bytes(self.bytes[self.at..self.at + 4].try_into().unwrap());
+        self.at += 4;
+        v
+    }
+
+    fn i32(&mut self) -> i32 {
+        self.u32() as i32
+    }
+
+    fn i16s(&mut self, n: usize) -> Vec<i16> {
+        let end = self.at + 2 * n;
+        let v = self.bytes[self.at..end]
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        self.at = end;
+        v
+    }
+}
+
+impl Network {
+    /// Validates `parts` and builds the network.
+    pub fn from_parts(parts: NetworkParts) -> Result<Network, NetworkError> {
+        let hidden = check_hidden(parts.hidden as u64)?;
+        let qa = check_quant("qa", i64::from(parts.qa))?;
+        let qb = check_quant("qb", i64::from(parts.qb))?;
+        let scale = check_quant("scale", i64::from(parts.scale))?;
+        for (part, found, expected) in [
+            ("ft_weights", parts.ft_weights.len(), INPUTS * hidden),
+            ("ft_biases", parts.ft_biases.len(), hidden),
+            ("out_weights", parts.out_weights.len(), 2 * hidden),
+        ] {
+            if found != expected {
+                return Err(NetworkError::BadParts {
+                    part,
+                    hidden,
+                    expected,
+                    found,
+                });
+            }
+        }
+        let small_out = parts
+            .out_weights
+            .iter()
+            .all(|&w| i32::from(w).abs() * qa <= i32::from(i16::MAX));
+        Ok(Network {
+            hidden,
+            qa,
+            qb,
+            scale,
+            ft_weights: parts.ft_weights,
+            ft_biases: parts.ft_biases,
+            out_weights: parts.out_weights,
+            out_bias: parts.out_bias,
+            small_out,
+        })
+    }
+
+    /// The network's arrays.
+    pub fn into_parts(self) -> NetworkParts {
+        NetworkParts {
+            hidden: self.hidden,
+            qa: self.qa,
+            qb: self.qb,
+            scale: self.scale,
+            ft_weights: self.ft_weights,
+            ft_biases: self.ft_biases,
+            out_weights: self.out_weights,
+            out_bias: self.out_bias,
+        }
+    }
+
+    /// The embedded default network (parsed once, then shared).
+    pub fn default_network() -> Arc<Network> {
+        static NET: OnceLock<Arc<Network>> = OnceLock::new();
+        NET.get_or_init(|| {
+            Arc::new(
+                Network::from_bytes(DEFAULT_NETWORK_BYTES)
+                    .expect("the embedded network is valid (the tests read it)"),
+            )
+        })
+        .clone()
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    pub fn qa(&self) -> i32 {
+        self.qa
+    }
+
+    pub fn qb(&self) -> i32 {
+        self.qb
+    }
+
+    pub fn scale(&self) -> i32 {
+        self.scale
+    }
+
+    /// `768 * H`, feature-major.
+    pub fn ft_weights(&self) -> &[i16] {
+        &self.ft_weights
+    }
+
+    pub fn ft_biases(&self) -> &[i16] {
+        &self.ft_biases
+    }
+
+    /// `2 * H`: side to move's half first.
+    pub fn out_weights(&self) -> &[i16] {
+        &self.out_weights
+    }
+
+    pub fn out_bias(&self) -> i32 {
+        self.out_bias
+    }
+
+    /// Feature `f`'s `H` weights.
+    #[inline]
+    pub fn ft_row(&self, feature: usize) -> &[i16] {
+        &self.ft_weights[feature * self.hidden..(feature + 1) * self.hidden]
+    }
+
+    // ----- the file -----
+
+    /// The file's bytes (version 1, little-endian):
+    ///
+    /// ```text
+    /// offset  size        field
+    ///      0  4           magic "CHNN"
+    ///      4  4           u32 version = 1
+    ///      8  4           u32 inputs = 768
+    ///     12  4           u32 hidden H
+    ///     16  4           u32 qa
+    ///     20  4           u32 qb
+    ///     24  4           u32 scale
+    ///     28  2*768*H     i16 ft_weights, feature-major
+    ///         2*H         i16 ft_biases
+    ///         2*2H        i16 out_weights (side to move's H, then the other side's H)
+    ///         4           i32 out_bias
+    ///         8           u64 FNV-1a 64 of every byte before it
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(file_len(self.hidden));
+        b.extend_from_slice(&MAGIC);
+        for v in [
+            FORMAT_VERSION,
+            INPUTS as u32,
+            self.hidden as u32,
+            self.qa as u32,
+            self.qb as u32,
+            self.scale as u32,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for part in [&self.ft_weights, &self.ft_biases, &self.out_weights] {
+            for v in part.iter() {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        b.extend_from_slice(&self.out_bias.to_le_bytes());
+        let sum = fnv1a64(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        debug_assert_eq!(b.len(), file_len(self.hidden));
+        b
+    }
+
+    /// Reads a file's bytes, checking magic, version, shape, quantisation, length and
+    /// checksum in that order.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        let min = HEADER_BYTES + CHECKSUM_BYTES;
+        if bytes.len() < min {
+            return Err(NetworkError::TooShort {
+                min,
+                found: bytes.len(),
+            });
+        }
+        let magic: [u8; 4] = bytes[..4].try_into().unwrap();
+        if magic != MAGIC {
+            return Err(NetworkError::BadMagic { found: magic });
+        }
+        let mut r = Reader { bytes, at: 4 };
+        let version = r.u32();
+        if version != FORMAT_VERSION {
+            return Err(NetworkError::UnsupportedVersion {
+                expected: FORMAT_VERSION,
+                found: version,
+            });
+        }
+        let inputs = r.u32();
+        if inputs != INPUTS as u32 {
+            return Err(NetworkError::BadInputs {
+                expected: INPUTS as u32,
+                found: inputs,
+            });
+        }
+        let hidden = check_hidden(u64::from(r.u32()))?;
+        let qa = check_quant("qa", i64::from(r.u32()))?;
+        let qb = check_quant("qb", i64::from(r.u32()))?;
+        let scale = check_quant("scale", i64::from(r.u32()))?;
+        let expected = file_len(hidden);
+        if bytes.len() != expected {
+            return Err(NetworkError::BadLength {
+                hidden: hidden as u32,
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let body = &bytes[..expected - CHECKSUM_BYTES];
+        let stored = u64::from_le_bytes(bytes[expected - CHECKSUM_BYTES..].try_into().unwrap());
+        let computed = fnv1a64(body);
+        if stored != computed {
+            return Err(NetworkError::BadChecksum {
+                expected: stored,
+                found: computed,
+            });
+        }
+        let ft_weights = r.i16s(INPUTS * hidden);
+        let ft_biases = r.i16s(hidden);
+        let out_weights = r.i16s(2 * hidden);
+        let out_bias = r.i32();
+        Network::from_parts(NetworkParts {
+            hidden,
+            qa,
+            qb,
+            scale,
+            ft_weights,
+            ft_biases,
+            out_weights,
+            out_bias,
+        })
+    }
+
+    /// Reads a network file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Network, NetworkError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| NetworkError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Network::from_bytes(&bytes)
+    }
+
+    /// Writes the network to `path` (conventionally a folder joined with
+    /// [`Network::file_name`]).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), NetworkError> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_bytes()).map_err(|source| NetworkError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// The first 12 hex digits of the SHA-256 of the file's bytes.
+    pub fn content_hash(&self) -> String {
+        let digest = Sha256::digest(self.to_bytes());
+        digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The name the file goes by: `chnn-<content hash>.nnue`.
+    pub fn file_name(&self) -> String {
+        format!("chnn-{}.nnue", self.content_hash())
+    }
+
+    // ----- evaluation -----
+
+    /// The output layer on two accumulators (each `H` values): centipawns for the side to
+    /// move, exactly as the type documentation defines it.
+    pub fn output(&self, stm: &[i16], nstm: &[i16]) -> i32 {
+        let h = self.hidden;
+        assert!(
+            stm.len() == h && nstm.len() == h,
+            "accumulators of {h} values"
+        );
+        let qa = self.qa as i16;
+        let sum =
+            kernels::screlu_sum(stm, &self.out_weights[..h], qa, self.small_out).wrapping_add(
+                kernels::screlu_sum(nstm, &self.out_weights[h..], qa, self.small_out),
+            );
+        (sum / self.qa)
+            .wrapping_add(self.out_bias)
+            .wrapping_mul(self.scale)
+            / (self.qa * self.qb)
+    }
+
+    /// Evaluates from an accumulator pair kept for the position with `stm` to move.
+    #[inline]
+    pub fn evaluate_accumulator(&self, acc: &Accumulator, stm: Color) -> i32 {
+        self.output(acc.perspective(stm), acc.perspective(!stm))
+    }
+
+    /// Evaluates a position from scratch (both accumulators refreshed): centipawns for the
+    /// side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let acc = Accumulator::from_position(self, pos);
+        self.evaluate_accumulator(&acc, pos.turn())
+    }
+
+    /// Evaluates a position given as feature lists (side to move's first), as a batch
+    /// backend sees it. `scratch` is reused between calls (resized to `2H`).
+    pub fn evaluate_features(&self, stm: &[u16], nstm: &[u16], scratch: &mut Vec<i16>) -> i32 {
+        let h = self.hidden;
+        scratch.resize(2 * h, 0);
+        let (a, b) = scratch.split_at_mut(h);
+        for (acc, list) in [(a, stm), (b, nstm)] {
+            kernels::accumulate(acc, &self.ft_biases, &self.ft_weights, h, list);
+        }
+        self.output(&scratch[..h], &scratch[h..])
+    }
+
+    /// Forces the general `i32` output path (tests compare it with the `i16` fast path).
+    #[doc(hidden)]
+    pub fn with_wide_output(mut self) -> Network {
+        self.small_out = false;
+        self
+    }
+}

@@ -1,0 +1,156 @@
+//! Incremental accumulators and the batch interface against full refreshes, over random games.
+
+mod common;
+
+use std::sync::Arc;
+
+use chess_nn::{
+    Accumulator, BackendError, BatchEvaluator, CpuBatch, FeatureBatch, MoveDelta, Network,
+};
+use chess_rules::{Move, Position};
+use common::{Rng, START_FENS, playout, random_network};
+
+fn networks() -> Vec<(&'static str, Network)> {
+    vec![
+        ("default", (*Network::default_network()).clone()),
+        // Full-range weights: sums wrap, the output takes the i32 path.
+        (
+            "random wide",
+            random_network(7, 64, 32_767, 32_767, (255, 64, 400)),
+        ),
+        // Small weights, other quantisation constants from the header.
+        (
+            "random small",
+            random_network(8, 32, 40, 100, (127, 32, 600)),
+        ),
+    ]
+}
+
+#[test]
+fn incremental_updates_equal_a_refresh_after_every_move() {
+    let mut rng = Rng::new(2024);
+    let (mut castles, mut en_passants, mut promotions, mut captures) = (0, 0, 0, 0);
+    for (name, net) in networks() {
+        for fen in START_FENS {
+            let start = Position::from_fen(fen).unwrap();
+            for _ in 0..4 {
+                let game = playout(&mut rng, &start, 160);
+                let mut inplace = Accumulator::from_position(&net, &start);
+                let mut stacked = inplace.clone();
+                let mut next = inplace.clone();
+                for (before, m) in &game {
+                    let after = before.play(*m).unwrap();
+                    castles += usize::from(m.is_castle());
+                    en_passants += usize::from(m.is_en_passant());
+                    promotions += usize::from(m.promotion().is_some());
+                    captures += usize::from(before.color_at(m.to()).is_some());
+
+                    inplace.play(&net, before, *m);
+                    next.update_from(&net, &stacked, &MoveDelta::new(before, *m));
+                    std::mem::swap(&mut stacked, &mut next);
+
+                    let fresh = Accumulator::from_position(&net, &after);
+                    assert_eq!(inplace, fresh, "{name}: {} then {m}", before.fen());
+                    assert_eq!(stacked, fresh, "{name}: {} then {m}", before.fen());
+                    assert_eq!(
+                        net.evaluate_accumulator(&inplace, after.turn()),
+                        net.evaluate(&after),
+                        "{name}: {}",
+                        after.fen()
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        castles > 10 && en_passants > 10 && promotions > 10 && captures > 100,
+        "coverage: {castles} castles, {en_passants} en passant, {promotions} promotions, {captures} captures"
+    );
+}
+
+#[test]
+fn null_move_changes_nothing_but_the_side_to_move() {
+    let net = Network::default_network();
+    let pos = Position::from_fen(START_FENS[1]).unwrap();
+    let mut acc = Accumulator::from_position(&net, &pos);
+    acc.play(&net, &pos, Move::NULL);
+    let passed = pos.null_move().unwrap();
+    assert_eq!(acc, Accumulator::from_position(&net, &passed));
+    assert_eq!(net.evaluate(&passed), -net.evaluate(&pos));
+}
+
+#[test]
+fn batches_equal_single_evaluations() {
+    let mut rng = Rng::new(99);
+    let mut positions = Vec::new();
+    for fen in START_FENS {
+        let start = Position::from_fen(fen).unwrap();
+        positions.push(start.clone());
+        for (before, m) in playout(&mut rng, &start, 60) {
+            positions.push(before.play(m).unwrap());
+        }
+    }
+    for (name, net) in networks() {
+        let net = Arc::new(net);
+        let mut cpu = CpuBatch::new(net.clone());
+        assert_eq!(cpu.name(), "cpu");
+        let expected: Vec<i32> = positions.iter().map(|p| net.evaluate(p)).collect();
+        for size in [1, 7, 64, positions.len()] {
+            for chunk in positions.chunks(size).zip(expected.chunks(size)) {
+                let mut batch = FeatureBatch::with_capacity(size);
+                for p in chunk.0 {
+                    batch.push_position(p);
+                }
+                let mut out = vec![0; batch.len()];
+                cpu.evaluate_batch(&batch, &mut out).unwrap();
+                assert_eq!(out, chunk.1, "{name}, batches of {size}");
+            }
+        }
+        // The same through feature lists given by hand, and after a clear.
+        let mut batch = FeatureBatch::new();
+        batch.push_position(&positions[0]);
+        batch.clear();
+        for p in &positions[..10] {
+            let stm = chess_nn::active_features(p, p.turn());
+            let nstm = chess_nn::active_features(p, !p.turn());
+            batch.push_features(&stm, &nstm).unwrap();
+        }
+        let mut out = vec![0; 10];
+        cpu.evaluate_batch(&batch, &mut out).unwrap();
+        assert_eq!(out, expected[..10], "{name}");
+    }
+}
+
+#[test]
+fn batch_output_must_fit() {
+    let mut cpu = CpuBatch::new(Network::default_network());
+    let mut batch = FeatureBatch::new();
+    cpu.evaluate_batch(&batch, &mut []).unwrap();
+    batch.push_position(&Position::startpos());
+    let err = cpu.evaluate_batch(&batch, &mut [0; 2]).unwrap_err();
+    assert_eq!(
+        err,
+        BackendError::OutputLength {
+            expected: 1,
+            found: 2
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "output holds 2 scores for a batch of 1 positions"
+    );
+}
+
+#[test]
+fn fast_and_general_output_paths_agree() {
+    let mut rng = Rng::new(5);
+    for (name, net) in networks() {
+        let wide = net.clone().with_wide_output();
+        for fen in START_FENS {
+            let start = Position::from_fen(fen).unwrap();
+            for (before, _) in playout(&mut rng, &start, 40) {
+                assert_eq!(net.evaluate(&before), wide.evaluate(&before), "{name}");
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The file format, its errors, the content-hash name and the embedded default network.
+
+mod common;
+
+#[allow(dead_code)]
+#[path = "../examples/make_default.rs"]
+mod make_default;
+
+use chess_nn::{
+    CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, Network,
+    NetworkError, NetworkParts, file_len, fnv1a64,
+};
+use chess_rules::Position;
+use common::random_network;
+use sha2::{Digest, Sha256};
+
+fn small() -> Network {
+    random_network(1, 32, 100, 100, (255, 64, 400))
+}
+
+/// Rewrites a header field (a `u32` at `offset`) and fixes the checksum, so that only the
+/// field is wrong.
+fn with_field(bytes: &[u8], offset: usize, value: u32) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+    reseal(&mut b);
+    b
+}
+
+fn reseal(b: &mut [u8]) {
+    let n = b.len() - CHECKSUM_BYTES;
+    let sum = fnv1a64(&b[..n]);
+    b[n..].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn round_trip_through_bytes_and_files() {
+    let net = small();
+    let bytes = net.to_bytes();
+    assert_eq!(bytes.len(), file_len(32));
+    assert_eq!(&bytes[..4], b"CHNN");
+    assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+
+    let dir = std::env::temp_dir().join(format!("chess-nn-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(net.file_name());
+    net.save(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(Network::load(&path).unwrap(), net);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let parts = net.clone().into_parts();
+    assert_eq!(Network::from_parts(parts).unwrap(), net);
+}
+
+#[test]
+fn the_header_is_as_documented() {
+    let b = small().to_bytes();
+    let field = |i: usize| u32::from_le_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap());
+    assert_eq!(
+        (0..6).map(field).collect::<Vec<_>>(),
+        [1, 768, 32, 255, 64, 400]
+    );
+    assert_eq!(HEADER_BYTES, 28);
+    assert_eq!(file_len(256), 28 + 2 * (768 * 256 + 256 + 512) + 4 + 8);
+    let n = b.len();
+    assert_eq!(
+        u64::from_le_bytes(b[n - 8..].try_into().unwrap()),
+        fnv1a64(&b[..n - 8])
+    );
+}
+
+#[test]
+fn every_corruption_has_its_error() {
+    let good = small().to_bytes();
+    let err = |b: &[u8]| Network::from_bytes(b).unwrap_err();
+
+    let e = err(&good[..20]);
+    assert!(
+        matches!(e, NetworkError::TooShort { min: 36, found: 20 }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "not a network file: 20 bytes, fewer than the 36 of an empty header and checksum"
+    );
+
+    let mut b = good.clone();
+    b[..4].copy_from_slice(b"PK\x03\x04");
+    let e = err(&b);
+    assert!(matches!(e, NetworkError::BadMagic { found } if &found == b"PK\x03\x04"));
+    assert_eq!(
+        e.to_string(),
+        r#"not a network file: magic "PK\x03\x04" where "CHNN" was expected"#
+    );
+
+    let e = err(&with_field(&good, 4, 2));
+    assert!(matches!(
+        e,
+        NetworkError::UnsupportedVersion {
+            expected: 1,
+            found: 2
+        }
+    ));
+    assert_eq!(
+        e.to_string(),
+        "network format version 2 is not supported: this build reads version 1"
+    );
+
+    let e = err(&with_field(&good, 8, 769));
+    assert!(matches!(
+        e,
+        NetworkError::BadInputs {
+            expected: 768,
+            found: 769
+        }
+    ));
+    assert_eq!(
+        e.to_string(),
+        "network has 769 inputs where version 1 has 768"
+    );
+
+    for hidden in [0, 24, 2048] {
+        let e = err(&with_field(&good, 12, hidden));
+        assert!(
+            matches!(e, NetworkError::BadHidden { found, .. } if found == hidden),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        err(&with_field(&good, 12, 24)).to_string(),
+        "network hidden size 24 is not supported: expected a multiple of 16 from 16 to 1024"
+    );
+
+    for (offset, name) in [(16, "qa"), (20, "qb"), (24, "scale")] {
+        for bad in [0, 40_000] {
+            let e = err(&with_field(&good, offset, bad));
+            assert!(
+                matches!(e, NetworkError::BadQuantisation { name: n, found, .. } if n == name && found == u64::from(bad)),
+                "{e:?}"
+            );
+        }
+    }
+    assert_eq!(
+        err(&with_field(&good, 16, 0)).to_string(),
+        "network quantisation constant qa = 0 is out of range: expected 1 to 32767"
+    );
+
+    // A header that promises a different size than the file has.
+    let e = err(&with_field(&good, 12, 48));
+    assert!(matches!(
+        e,
+        NetworkError::BadLength {
+            hidden: 48,
+            found,
+            ..
+        } if found == good.len()
+    ));
+    let e = err(&good[..good.len() - 1]);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "network file is {} bytes long; its header (hidden size 32) needs exactly {}",
+            good.len() - 1,
+            good.len()
+        )
+    );
+
+    // One weight flipped.
+    let mut b = good.clone();
+    b[HEADER_BYTES + 1000] ^= 0x10;
+    let e = err(&b);
+    let NetworkError::BadChecksum { expected, found } = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(expected, fnv1a64(&good[..good.len() - 8]));
+    assert_eq!(found, fnv1a64(&b[..b.len() - 8]));
+    assert!(
+        e.to_string()
+            .starts_with("network checksum mismatch: the file says 0x")
+    );
+
+    let e = Network::load("/nonexistent/chnn-000000000000.nnue").unwrap_err();
+    assert!(matches!(e, NetworkError::Io { .. }));
+    assert!(
+        e.to_string()
+            .starts_with("network file /nonexistent/chnn-000000000000.nnue: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn parts_are_checked() {
+    let mut parts = small().into_parts();
+    parts.ft_biases.pop();
+    let e = Network::from_parts(parts).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "network part ft_biases has 31 values where hidden size 32 needs 32"
+    );
+    let e = Network::from_parts(NetworkParts {
+        qa: 0,
+        ..small().into_parts()
+    })
+    .unwrap_err();
+    assert!(matches!(
+        e,
+        NetworkError::BadQuantisation { name: "qa", .. }
+    ));
+}
+
+#[test]
+fn files_are_named_by_their_content_hash() {
+    let net = small();
+    let digest = Sha256::digest(net.to_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(net.content_hash(), &hex[..12]);
+    assert_eq!(net.file_name(), format!("chnn-{}.nnue", &hex[..12]));
+
+    let mut parts = net.clone().into_parts();
+    parts.out_bias += 1;
+    let other = Network::from_parts(parts).unwrap();
+    assert_ne!(other.content_hash(), net.content_hash());
+}
+
+#[test]
+fn the_embedded_network_is_the_placeholder_and_named_by_its_hash() {
+    let net = Network::default_network();
+    assert_eq!(net.to_bytes(), DEFAULT_NETWORK_BYTES);
+    assert_eq!(net.file_name(), DEFAULT_NETWORK_FILE);
+    // Regenerating gives the same bytes: the file is what the generator makes. (When a
+    // trained network replaces the placeholder, this check goes with it.)
+    assert_eq!(make_default::build().to_bytes(), DEFAULT_NETWORK_BYTES);
+    assert_eq!(
+        (net.hidden(), net.qa(), net.qb(), net.scale()),
+        (256, 255, 64, 400)
+    );
+}
+
+#[test]
+fn the_default_network_plays_sensibly() {
+    let net = Network::default_network();
+    let eval = |fen: &str| net.evaluate(&Position::from_fen(fen).unwrap());
+    assert_eq!(
+        eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        0
+    );
+    // A queen up, from either side to move.
+    let up = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert!((900..1100).contains(&up), "{up}");
+    assert_eq!(
+        eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"),
+        -up
+    );
+    // Development and centre pawns count; a knight on the rim does not.
+    assert!(eval("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1") < 0);
+    let centre = eval("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
+    let rim = eval("4k3/8/8/8/N7/8/8/4K3 w - - 0 1");
+    assert!(centre > rim && rim > 200, "{centre} {rim}");
+    // In the endgame the king belongs in the centre.
+    let active = eval("8/8/8/3k4/8/8/8/4K2R b - - 0 1");
+    let passive = eval("k7/8/8/8/8/8/8/4K2R b - - 0 1");
+    assert!(active > passive, "{active} {passive}");
+    // Exactly colour-symmetric.
+    for fen in common::START_FENS {
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(net.evaluate(&pos), net.evaluate(&pos.mirrored()), "{fen}");
+    }
+}
