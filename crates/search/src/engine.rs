@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use chess_rules::{Move, Position};
 
 use crate::eval::{Evaluator, HandEval};
+use crate::nnue::EvalSource;
 use crate::params::Params;
 use crate::score::Score;
 use crate::search::{Control, Searcher, Shared, Worker};
@@ -52,8 +53,18 @@ impl Default for EngineOptions {
 /// The kind and range of an option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionKind {
-    Spin { default: i64, min: i64, max: i64 },
-    Check { default: bool },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
+    /// Free text (UCI `type string`).
+    String {
+        default: &'static str,
+    },
 }
 
 /// An option the engine understands.
@@ -105,6 +116,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         name: "Ponder",
         kind: OptionKind::Check { default: false },
     },
+    // `hand` (the hand-written evaluation), `default` (the embedded network) or the path of
+    // a network file. The hand-written evaluation stays the default until a trained network
+    // beats it in a match.
+    OptionSpec {
+        name: "EvalFile",
+        kind: OptionKind::String { default: "hand" },
+    },
 ];
 
 /// Why `set_option` refused.
@@ -115,6 +133,11 @@ pub enum OptionError {
         name: &'static str,
         value: String,
         expected: String,
+    },
+    /// `EvalFile` named a file that is not a usable network; the evaluation is unchanged.
+    EvalFile {
+        value: String,
+        reason: String,
     },
 }
 
@@ -127,6 +150,11 @@ impl fmt::Display for OptionError {
                 value,
                 expected,
             } => write!(f, "invalid value {value:?} for {name}: expected {expected}"),
+            OptionError::EvalFile { value, reason } => write!(
+                f,
+                "EvalFile {value:?} not loaded ({reason}); the evaluation is unchanged \
+                 (expected hand, default or the path of a network file)"
+            ),
         }
     }
 }
@@ -305,6 +333,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     workers: Arc<Vec<Mutex<Worker>>>,
     eval_factory: EvalFactory,
+    /// What `EvalFile` last selected (hand-written until set).
+    eval_source: EvalSource,
     last: Option<Arc<Control>>,
 }
 
@@ -341,8 +371,33 @@ impl Engine {
             params: Params::default(),
             options,
             eval_factory,
+            eval_source: EvalSource::Hand,
             last: None,
         }
+    }
+
+    /// Gives every search thread a new evaluator from `factory` (a running search is stopped
+    /// first). Caches and histories start empty.
+    pub fn set_evaluator<F>(&mut self, factory: F)
+    where
+        F: Fn() -> Box<dyn Evaluator> + Send + Sync + 'static,
+    {
+        self.stop_previous();
+        self.eval_factory = Arc::new(factory);
+        self.workers = Arc::new(make_workers(self.options.threads, &self.eval_factory));
+    }
+
+    /// Evaluates with `source` from now on (what `setoption name EvalFile` does).
+    pub fn set_eval_source(&mut self, source: EvalSource) {
+        let s = source.clone();
+        self.set_evaluator(move || s.make());
+        self.eval_source = source;
+    }
+
+    /// What `EvalFile` selected: the hand-written evaluation (also after
+    /// [`Engine::with_evaluator`] or [`Engine::set_evaluator`]) or a network.
+    pub fn eval_source(&self) -> &EvalSource {
+        &self.eval_source
     }
 
     pub fn options(&self) -> &EngineOptions {
@@ -408,6 +463,14 @@ impl Engine {
                     "UCI_ShowWDL" => self.options.show_wdl = v,
                     _ => self.options.ponder = v,
                 }
+            }
+            OptionKind::String { .. } => {
+                // EvalFile, the only text option.
+                let source = EvalSource::from_option(value).map_err(|e| OptionError::EvalFile {
+                    value: value.to_owned(),
+                    reason: e.to_string(),
+                })?;
+                self.set_eval_source(source);
             }
         }
         Ok(())

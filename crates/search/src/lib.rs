@@ -2,8 +2,10 @@
 //!
 //! A classical chess engine as a library: iterative-deepening principal-variation search with
 //! a shared lock-free transposition table (Lazy SMP), staged move ordering, static exchange
-//! evaluation, time management and a hand-written evaluation behind the [`Evaluator`] trait.
-//! Pure library: threads from `std`, no async runtime, no I/O.
+//! evaluation, time management and a hand-written evaluation behind the [`Evaluator`] trait,
+//! which the network evaluator [`NnueEval`] (incremental accumulators from `chess-nn`) also
+//! implements. Pure library: threads from `std`, no async runtime, no I/O beyond reading the
+//! network file an `EvalFile` option names.
 //!
 //! With one thread, a search to a fixed depth is deterministic.
 //!
@@ -27,6 +29,7 @@ mod engine;
 mod eval;
 mod history;
 mod movepick;
+mod nnue;
 mod params;
 mod score;
 mod search;
@@ -39,6 +42,7 @@ pub use engine::{
     SearchHandle, SearchResult, StopHandle,
 };
 pub use eval::{Evaluator, HandEval, S};
+pub use nnue::{EvalSource, NnueEval, NnueStats};
 pub use params::{EvalParams, Params};
 pub use score::{MAX_PLY, Score};
 pub use see::{SEE_VALUE, see, see_ge};

@@ -367,6 +367,7 @@ impl<'a> Searcher<'a> {
     /// helpers return an empty one.
     pub(crate) fn iterate(&mut self, mut on_info: Option<&mut dyn FnMut(&Info)>) -> SearchResult {
         let root = self.sh.root.clone();
+        self.w.eval.on_search_start(&root);
         let limits = &self.sh.limits;
         let mut legal: Vec<Move> = root.legal_moves().iter().copied().collect();
         if !limits.searchmoves.is_empty() {
@@ -759,8 +760,10 @@ impl<'a> Searcher<'a> {
                     e.piece_to = NO_PIECE_TO;
                 }
                 self.keys.push(next.zobrist());
+                self.w.eval.on_null_move(pos, &next);
                 let v =
                     -self.negamax::<NonPv>(&next, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
+                self.w.eval.on_unmake();
                 self.keys.pop();
                 if self.stopped {
                     return 0;
@@ -907,6 +910,7 @@ impl<'a> Searcher<'a> {
                 e.piece_to = piece_to(us, m);
             }
             self.keys.push(next.zobrist());
+            self.w.eval.on_make(pos, m, &next);
 
             let mut score = -INFINITE;
             if depth >= 2 && move_count > 1 + usize::from(N::ROOT) && (quiet || !tt_pv) {
@@ -954,6 +958,7 @@ impl<'a> Searcher<'a> {
             if N::PV && (move_count == 1 || score > alpha) {
                 score = -self.negamax::<Pv>(&next, -beta, -alpha, new_depth, ply + 1, false);
             }
+            self.w.eval.on_unmake();
             self.keys.pop();
             if self.stopped {
                 return 0;
@@ -1135,7 +1140,9 @@ impl<'a> Searcher<'a> {
                 e.piece_to = piece_to(us, m);
             }
             self.keys.push(next.zobrist());
+            self.w.eval.on_make(pos, m, &next);
             let score = -self.qsearch::<N>(&next, -beta, -alpha, ply + 1, depth - 1);
+            self.w.eval.on_unmake();
             self.keys.pop();
             if self.stopped {
                 return 0;

@@ -1,11 +1,16 @@
-//! `chess-uci`: the engine over UCI on stdin/stdout. `chess-uci bench [depth]` runs the bench
-//! and exits.
+//! `chess-uci`: the engine over UCI on stdin/stdout. `chess-uci bench [depth [evalfile]]` runs
+//! the bench (with the hand-written evaluation, or what `evalfile` names as the `EvalFile`
+//! option would: `default` or a network file) and exits.
 
 #![forbid(unsafe_code)]
 
 mod uci;
 
 use std::process::ExitCode;
+
+use chess_search::EvalSource;
+
+const USAGE: &str = "usage: chess-uci [bench [depth 1-64 [hand|default|NETWORK_FILE]]]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,24 +20,32 @@ fn main() -> ExitCode {
             uci::run(std::io::BufReader::new(std::io::stdin()), out);
             ExitCode::SUCCESS
         }
-        Some("bench") => {
+        Some("bench") if args.len() <= 3 => {
             let depth = match args.get(1) {
                 None => Some(chess_search::bench::BENCH_DEPTH),
                 Some(d) => d.parse().ok().filter(|d| (1..=64).contains(d)),
             };
-            match depth {
-                Some(d) => {
-                    uci::print_bench(d, &out);
+            let source = match args.get(2) {
+                None => Ok(EvalSource::Hand),
+                Some(v) => EvalSource::from_option(v),
+            };
+            match (depth, source) {
+                (Some(d), Ok(source)) => {
+                    uci::print_bench(d, &source, &out);
                     ExitCode::SUCCESS
                 }
-                None => {
-                    eprintln!("usage: chess-uci [bench [depth 1-64]]");
+                (None, _) => {
+                    eprintln!("{USAGE}");
+                    ExitCode::from(2)
+                }
+                (_, Err(e)) => {
+                    eprintln!("chess-uci: bad evalfile: {e}");
                     ExitCode::from(2)
                 }
             }
         }
         Some(_) => {
-            eprintln!("usage: chess-uci [bench [depth 1-64]]");
+            eprintln!("{USAGE}");
             ExitCode::from(2)
         }
     }

@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 
 use chess_rules::Position;
 use chess_search::{
-    Bound, Engine, EngineOptions, Info, Limits, OPTIONS, OptionKind, StopHandle, bench,
+    Bound, Engine, EngineOptions, EvalSource, Info, Limits, OPTIONS, OptionKind, StopHandle, bench,
 };
 
 const NAME: &str = concat!("chess-platform ", env!("CARGO_PKG_VERSION"));
@@ -82,19 +82,63 @@ pub fn run(input: impl BufRead + Send + 'static, out: Output) {
     uci.finish_search();
 }
 
-/// Runs the bench and prints its report, `Nodes searched` and `Nodes/second` last.
-pub fn print_bench(depth: u32, out: &Output) {
+/// Runs the bench with `source` evaluating and prints its report, `Nodes searched` and
+/// `Nodes/second` last. With the hand-written evaluation this is exactly [`bench::run`]; with
+/// a network the report starts with an `Evaluation:` line.
+pub fn print_bench(depth: u32, source: &EvalSource, out: &Output) {
     let total = bench::BENCH_POSITIONS.len();
-    let report = bench::run(depth, |i, fen, nodes| {
+    let on_position = |i: usize, fen: &str, nodes: u64| {
         out.line(&format!(
             "Position {:>2}/{total}: {nodes:>10} nodes  {fen}",
             i + 1
         ));
-    });
+    };
+    let report = match source {
+        EvalSource::Hand => bench::run(depth, on_position),
+        EvalSource::Network(_) => {
+            out.line(&format!("Evaluation: {}", source.describe()));
+            bench_with(depth, source, on_position)
+        }
+    };
     out.line("===========================");
     out.line(&format!("Total time (ms): {}", report.elapsed_ms));
     out.line(&format!("Nodes searched: {}", report.nodes));
     out.line(&format!("Nodes/second: {}", report.nps));
+}
+
+/// [`bench::run`] with another evaluation: the same positions, depth, hash and threads.
+fn bench_with(
+    depth: u32,
+    source: &EvalSource,
+    mut on_position: impl FnMut(usize, &str, u64),
+) -> bench::BenchReport {
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        threads: 1,
+        ..EngineOptions::default()
+    });
+    engine.set_eval_source(source.clone());
+    let mut nodes = 0;
+    let mut searching = std::time::Duration::ZERO;
+    for (i, fen) in bench::BENCH_POSITIONS.iter().enumerate() {
+        let Ok(pos) = Position::from_fen(fen) else {
+            continue;
+        };
+        engine.new_game();
+        let start = std::time::Instant::now();
+        let result = engine.search(&pos, &[], Limits::depth(depth));
+        searching += start.elapsed();
+        let n = result.lines.first().map_or(0, |l| l.nodes);
+        nodes += n;
+        on_position(i, fen, n);
+    }
+    let elapsed_ms = searching.as_millis() as u64;
+    bench::BenchReport {
+        positions: bench::BENCH_POSITIONS.len(),
+        nodes,
+        elapsed_ms,
+        nps: nodes * 1000 / elapsed_ms.max(1),
+    }
 }
 
 impl Uci {
@@ -149,7 +193,7 @@ impl Uci {
                     Some(d) => d.parse().ok().filter(|&d| (1..=64).contains(&d)),
                 };
                 match depth {
-                    Some(d) => print_bench(d, &self.out),
+                    Some(d) => print_bench(d, self.engine.eval_source(), &self.out),
                     None => self.info_string("bench takes a depth from 1 to 64"),
                 }
             }
@@ -182,6 +226,9 @@ impl Uci {
                 OptionKind::Check { default } => {
                     format!("option name {} type check default {default}", o.name)
                 }
+                OptionKind::String { default } => {
+                    format!("option name {} type string default {default}", o.name)
+                }
             };
             self.out.line(&text);
         }
@@ -200,8 +247,13 @@ impl Uci {
             .map(|i| args[i + 1..].join(" "))
             .unwrap_or_default();
         self.finish_search();
-        if let Err(e) = self.engine.set_option(&name, &value) {
-            self.info_string(&format!("error: {e}"));
+        match self.engine.set_option(&name, &value) {
+            Err(e) => self.info_string(&format!("error: {e}")),
+            Ok(()) if name.trim().eq_ignore_ascii_case("EvalFile") => {
+                let text = format!("evaluation: {}", self.engine.eval_source().describe());
+                self.info_string(&text);
+            }
+            Ok(()) => {}
         }
     }
 
@@ -370,6 +422,89 @@ pub fn format_info(info: &Info, show_wdl: bool) -> String {
 mod tests {
     use super::*;
     use chess_rules::Move;
+
+    /// An `Output` whose lines the test can read.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        /// Everything written since the last call.
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
+        }
+    }
+
+    #[test]
+    fn eval_file_option() {
+        let buf = Captured::default();
+        let mut uci = Uci::new(Output::new(buf.clone()));
+        uci.handle("uci");
+        assert!(
+            buf.take()
+                .contains("option name EvalFile type string default hand\n")
+        );
+
+        uci.handle("setoption name EvalFile value default");
+        let text = buf.take();
+        assert!(
+            text.starts_with("info string evaluation: network chnn-")
+                && text.ends_with(".nnue (hidden 256)\n"),
+            "{text}"
+        );
+        uci.handle("eval");
+        // The placeholder network is colour-symmetric: the start position is level.
+        assert_eq!(buf.take(), "info string static eval 0 cp (side to move)\n");
+        uci.handle("position startpos moves e2e4 e7e5 d1h5 b8c6 h5e5");
+        uci.handle("go depth 4");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut seen = String::new();
+        while !seen.contains("bestmove") && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            seen.push_str(&buf.take());
+        }
+        assert!(seen.contains("bestmove"), "{seen}");
+
+        // A missing file and a corrupt one: clear errors, and the network stays.
+        uci.handle("setoption name EvalFile value /no/such/net.nnue");
+        let text = buf.take();
+        assert!(
+            text.starts_with(
+                "info string error: EvalFile \"/no/such/net.nnue\" not loaded (network file /no/such/net.nnue: "
+            ) && text.ends_with(
+                "the evaluation is unchanged (expected hand, default or the path of a network file)\n"
+            ),
+            "{text}"
+        );
+        let path = std::env::temp_dir().join(format!("chess-uci-bad-{}.nnue", std::process::id()));
+        std::fs::write(&path, b"CHNN\x02\0\0\0 not a network at all, really not").unwrap();
+        uci.handle(&format!("setoption name EvalFile value {}", path.display()));
+        let text = buf.take();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            text.contains(
+                "(network format version 2 is not supported: this build reads version 1)"
+            ),
+            "{text}"
+        );
+        assert!(matches!(uci.engine.eval_source(), EvalSource::Network(_)));
+
+        uci.handle("setoption name evalfile value Hand");
+        assert_eq!(
+            buf.take(),
+            "info string evaluation: hand-written evaluation\n"
+        );
+        assert!(matches!(uci.engine.eval_source(), EvalSource::Hand));
+    }
 
     fn moves_text(moves: &[Move]) -> String {
         moves
