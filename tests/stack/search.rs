@@ -643,3 +643,47 @@ fn analysis_through_the_gateway() {
         assert_eq!(r.evaluations.len(), 1);
     });
 }
+
+#[test]
+fn the_network_evaluation_is_selected_by_flag_and_a_bad_file_is_refused() {
+    let dir = TempDir::new("search-eval-file");
+    let svc = search_service(&dir, &["--workers", "1", "--eval-file", "default"]);
+    runtime().block_on(async {
+        let mut c = client(&svc).await;
+        let r = c
+            .evaluate_positions(EvaluatePositionsRequest {
+                fens: vec![ITALIAN.into()],
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            r.evaluator.starts_with("chnn-") && r.evaluator.ends_with(".nnue"),
+            "{}",
+            r.evaluator
+        );
+        let r = c
+            .analyze(analyze(SCHOLAR, depth(3), 1))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.best_move.unwrap().san, "Qxf7#");
+    });
+    let bad = dir.0.join("bad.nnue");
+    std::fs::write(&bad, b"not a network").unwrap();
+    let out = std::process::Command::new(chess_integration_tests::bin("chess-search-service"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--eval-file",
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--eval-file") && stderr.contains("bad.nnue"),
+        "{stderr}"
+    );
+}

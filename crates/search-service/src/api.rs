@@ -12,7 +12,7 @@ use chess_proto::convert::{move_from_text, move_to_proto, position_from_fen};
 use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
-use chess_search::{Evaluator, HandEval, Limits, Score, TranspositionTable};
+use chess_search::{EvalSource, Limits, Score, TranspositionTable};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Request, Response, Status};
@@ -215,6 +215,14 @@ fn check_analyze(
         },
         placed.fen,
     ))
+}
+
+/// `hand-written`, or the network's file name (which carries its content hash).
+pub fn evaluator_name(eval: &EvalSource) -> String {
+    match eval {
+        EvalSource::Hand => "hand-written".to_owned(),
+        EvalSource::Network(net) => net.file_name(),
+    }
 }
 
 fn worker_gone() -> Status {
@@ -659,7 +667,7 @@ impl AnalysisService for SearchApi {
             }
             positions.push(position_from_fen(&format!("fens[{i}]"), fen)?);
         }
-        let mut eval = HandEval::default();
+        let mut eval = self.pool.config.eval.make();
         let evaluations = positions
             .iter()
             .map(|pos| {
@@ -679,7 +687,7 @@ impl AnalysisService for SearchApi {
             .inc_by(evaluations.len() as u64);
         Ok(Response::new(v1::EvaluatePositionsResponse {
             evaluations,
-            evaluator: "hand-written".to_owned(),
+            evaluator: evaluator_name(&self.pool.config.eval),
         }))
     }
 }

@@ -89,6 +89,11 @@ pub struct Config {
     #[arg(long, env = "CHESS_SEARCH_REVIEW_NODES", default_value_t = 200_000)]
     pub review_nodes: u64,
 
+    /// The evaluation: `hand` (the hand-written one), `default` (the network embedded in the
+    /// binary) or the path of a network file.
+    #[arg(long, env = "CHESS_SEARCH_EVAL_FILE", default_value = "hand")]
+    pub eval_file: String,
+
     /// Workers one review or batch may use at once (0: all of them).
     #[arg(long, env = "CHESS_SEARCH_CALL_PARALLELISM", default_value_t = 0)]
     pub call_parallelism: usize,
@@ -111,6 +116,8 @@ impl Config {
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
+    let eval = chess_search::EvalSource::from_option(&config.eval_file)
+        .map_err(|e| format!("--eval-file {:?}: {e}", config.eval_file))?;
     let metrics = Metrics::new("search");
     let search_metrics = pool::SearchMetrics::new(&metrics);
     let pool = pool::Pool::start(
@@ -119,6 +126,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
             queue: config.queue,
             hash_mb: config.hash_mb as usize,
             threads: config.threads as usize,
+            eval: eval.clone(),
         },
         search_metrics,
     )?;
@@ -127,6 +135,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         queue = pool.config.queue,
         hash_mb = pool.config.hash_mb,
         threads = pool.config.threads,
+        evaluation = %api::evaluator_name(&eval),
         "search pool started"
     );
     let api = api::SearchApi::new(pool, &config);

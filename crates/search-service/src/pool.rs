@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use chess_search::{Engine, EngineOptions, StopHandle};
+use chess_search::{Engine, EngineOptions, EvalSource, StopHandle};
 use chess_service_kit::{MetricCounter, MetricGauge, MetricHistogram, Metrics};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
@@ -33,6 +33,8 @@ pub struct PoolConfig {
     pub queue: usize,
     pub hash_mb: usize,
     pub threads: usize,
+    /// The evaluation every engine uses.
+    pub eval: EvalSource,
 }
 
 /// The service's own metrics about its searches.
@@ -118,6 +120,7 @@ impl Pool {
                 ..EngineOptions::default()
             };
             let queue_depth = metrics.queue_depth.clone();
+            let eval = config.eval.clone();
             std::thread::Builder::new()
                 .name(format!("search-worker-{id}"))
                 .spawn(move || {
@@ -128,6 +131,8 @@ impl Pool {
                             ..EngineOptions::default()
                         }),
                     };
+                    engines.main.set_eval_source(eval.clone());
+                    engines.play.set_eval_source(eval);
                     loop {
                         // The lock is held only while waiting for the next task.
                         let task = lock(&rx).recv();
