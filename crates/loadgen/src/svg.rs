@@ -117,7 +117,8 @@ fn panel(
             ticks,
         )
     } else {
-        let (top_value, ticks) = linear_ticks(max);
+        // Headroom: a series at the maximum must not sit on the frame.
+        let (top_value, ticks) = linear_ticks(max * 1.05);
         (
             Box::new(move |v: f64| bottom - v / top_value * height),
             ticks,
