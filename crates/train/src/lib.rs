@@ -1,0 +1,33 @@
+//! # chess-train
+//!
+//! Self-play data generation with our own engine and a CPU trainer for the `chess-nn`
+//! evaluation network (first version, issue 5).
+//!
+//! * [`datagen`]: games at a fixed node count per move from openings of random plies;
+//!   quiet positions with their search scores and the game results go to a compact binary
+//!   file ([`data`]), appended game by game and resumed on restart.
+//! * [`train`]: float training of the exact `chess-nn` shape, sparse in the inputs, Adam,
+//!   target a mix of score and result; checkpoints each epoch; quantised into a network file.
+
+pub mod data;
+pub mod datagen;
+pub mod rng;
+pub mod train;
+
+use std::path::PathBuf;
+
+/// Everything that can stop a run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {what}", path.display())]
+    Format { path: PathBuf, what: String },
+    #[error("{0}")]
+    Network(chess_nn::NetworkError),
+    #[error("{0}")]
+    Usage(String),
+}

@@ -1,0 +1,162 @@
+//! Runs the `chess-train` binary end to end: datagen, resume, training, bad arguments.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use chess_rules::Position;
+use chess_train::data::{self, GameResult};
+
+fn bin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chess-train"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chess-train-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ok(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "failed: {stderr}");
+    stderr
+}
+
+fn datagen(file: &Path, games: u32) -> Output {
+    bin(&[
+        "datagen",
+        "--out",
+        file.to_str().unwrap(),
+        "--games",
+        &games.to_string(),
+        "--nodes",
+        "500",
+        "--seed",
+        "3",
+        "--report-every",
+        "1",
+    ])
+}
+
+#[test]
+fn datagen_resumes_and_training_writes_a_loadable_network() {
+    let dir = scratch("flow");
+    let file = dir.join("games.bin");
+    let log = ok(&datagen(&file, 2));
+    assert!(log.contains("positions/s"), "progress line: {log}");
+
+    let first = data::read(&file).unwrap();
+    assert_eq!(first.games.len(), 2);
+    assert_eq!(first.torn_bytes, 0);
+    assert!(first.positions() > 10, "{} positions", first.positions());
+    for game in &first.games {
+        assert!(matches!(
+            game.result,
+            GameResult::WhiteWin | GameResult::Draw | GameResult::BlackWin
+        ));
+        for rec in &game.positions {
+            let pos = Position::from_fen(&rec.fen).expect("stored FENs parse");
+            assert!(!pos.is_check(), "a position in check was kept: {}", rec.fen);
+            assert!(i32::from(rec.score).abs() <= data::SCORE_LIMIT);
+        }
+    }
+
+    // Resume: one more game, the first two untouched.
+    ok(&datagen(&file, 3));
+    let second = data::read(&file).unwrap();
+    assert_eq!(second.games.len(), 3);
+    assert_eq!(second.games[..2], first.games[..]);
+    assert_ne!(second.games[2], second.games[0]);
+    // A game torn by an interruption is cut off; the file is already complete.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(&[2, 5, 0, 10, b'r']);
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(data::read(&file).unwrap().torn_bytes, 5);
+    let log = ok(&datagen(&file, 3));
+    assert!(log.contains("cut off 5 bytes"), "{log}");
+    let third = data::read(&file).unwrap();
+    assert_eq!((third.games.len(), third.torn_bytes), (3, 0));
+
+    let net_path = dir.join("net.nnue");
+    let ckpt = dir.join("train.ckpt");
+    let train = |epochs: &str| {
+        bin(&[
+            "train",
+            "--data",
+            file.to_str().unwrap(),
+            "--out",
+            net_path.to_str().unwrap(),
+            "--hidden",
+            "32",
+            "--epochs",
+            epochs,
+            "--batch",
+            "64",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+        ])
+    };
+    let out = train("2");
+    let log = ok(&out);
+    assert!(log.contains("epoch 2/2 loss"), "{log}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let net = chess_nn::Network::load(&net_path).expect("the network loads");
+    assert!(stdout.contains(&net.file_name()), "{stdout}");
+    assert_eq!(net.hidden(), 32);
+    let eval = net.evaluate(&Position::startpos());
+    assert!(eval.abs() < 10_000, "start position evaluates to {eval}");
+
+    // Resume from the checkpoint: only the third epoch runs.
+    let log = ok(&train("3"));
+    assert!(
+        log.contains("resuming") && log.contains("epoch 3/3"),
+        "{log}"
+    );
+    assert!(!log.contains("epoch 2/3"), "{log}");
+    chess_nn::Network::load(&net_path).expect("the network loads");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_give_clear_errors() {
+    let dir = scratch("bad");
+    let missing = dir.join("no-such-file.bin");
+    let out = bin(&[
+        "train",
+        "--data",
+        missing.to_str().unwrap(),
+        "--out",
+        dir.join("n.nnue").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-file.bin"), "{err}");
+
+    let not_data = dir.join("text.bin");
+    std::fs::write(&not_data, "hello world").unwrap();
+    let out = bin(&[
+        "train",
+        "--data",
+        not_data.to_str().unwrap(),
+        "--out",
+        dir.join("n.nnue").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("not a chess-train data file"),
+        "{err}"
+    );
+
+    let out = bin(&["train", "--data", "x", "--out", "y", "--hidden", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--hidden 100"));
+
+    let out = bin(&["datagen", "--out", "x", "--games", "0", "--nodes", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--games"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
