@@ -27,7 +27,7 @@
 //! ```
 //!
 //! The default network embedded here is a hand-initialised placeholder, not a trained network:
-//! `cargo run -p chess-nn --example make_default` builds it from the hand-written evaluation's
+//! `cargo run -p chess-search --example make_default_network` builds it from the hand-written evaluation's
 //! material and piece-square tables (see that example for how).
 
 mod accumulator;

@@ -496,6 +496,12 @@ impl HandEval {
         }
     }
 
+    /// Material plus piece-square value of a `color` `role` on `sq` (from that side's point
+    /// of view), the table the evaluation itself reads.
+    pub fn material_psqt(&self, color: Color, role: Role, sq: Square) -> S {
+        self.psqt[color.index()][role.index()][sq.index()]
+    }
+
     pub fn params(&self) -> &EvalParams {
         &self.p
     }
