@@ -12,7 +12,7 @@ use chess_proto::convert::{move_from_text, move_to_proto, position_from_fen};
 use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
-use chess_search::{EvalSource, Limits, Score, TranspositionTable};
+use chess_search::{EvalSource, Limits, Score, SearchResult, TranspositionTable};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Request, Response, Status};
@@ -249,6 +249,89 @@ impl SearchApi {
         };
         cap.clamp(1, items.max(1))
     }
+
+    /// Runs one search on the pool and waits for it (a dropped call cancels it). `levelled`
+    /// uses the worker's small play engine, cleared first, so a seeded level repeats.
+    async fn search_once(
+        &self,
+        job: SearchJob,
+        levelled: bool,
+    ) -> Result<(SearchJob, SearchResult), Status> {
+        let permit = self.pool.admit()?;
+        let cancel = Cancel::new();
+        let guard = cancel.guard();
+        let metrics = self.pool.metrics.clone();
+        let (tx, rx) = oneshot::channel();
+        self.pool.submit(Box::new(move |e: &mut Engines| {
+            let _permit = permit;
+            let engine = if levelled {
+                e.play.new_game();
+                &mut e.play
+            } else {
+                &mut e.main
+            };
+            let searched = run_search(engine, &job, &cancel, &metrics, |_| {});
+            let _ = tx.send((job, searched));
+        }))?;
+        let (job, searched) = rx.await.map_err(|_| worker_gone())?;
+        guard.disarm();
+        if searched.cancelled {
+            return Err(cancelled());
+        }
+        Ok((job, searched.result))
+    }
+
+    /// Spreads the searches of one call over up to [`SearchApi::parallelism`] workers: each
+    /// takes the next item until none is left or the call is cancelled, searching with a
+    /// hash table of `table_mb` MiB shared by the call's workers when one is asked for, and
+    /// handing each result to `done`, which returns false to stop. The call holds one
+    /// admission place throughout.
+    fn spread<T, F>(
+        &self,
+        work: VecDeque<(T, SearchJob)>,
+        table_mb: Option<usize>,
+        cancel: &Cancel,
+        done: F,
+    ) -> Result<(), Status>
+    where
+        T: Send + 'static,
+        F: Fn(T, &SearchJob, SearchResult) -> bool + Clone + Send + 'static,
+    {
+        let permit = Arc::new(self.pool.admit()?);
+        let table = table_mb.map(|mb| Arc::new(TranspositionTable::new(mb)));
+        let workers = self.parallelism(work.len());
+        let work = Arc::new(Mutex::new(work));
+        for _ in 0..workers {
+            let (work, cancel, permit, table, done) = (
+                work.clone(),
+                cancel.clone(),
+                permit.clone(),
+                table.clone(),
+                done.clone(),
+            );
+            let metrics = self.pool.metrics.clone();
+            self.pool.submit(Box::new(move |e: &mut Engines| {
+                let _permit = permit;
+                let own = table.map(|t| {
+                    let own = e.main.table();
+                    e.main.use_table(t);
+                    own
+                });
+                loop {
+                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some((item, job)) = next else { break };
+                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
+                    if searched.cancelled || !done(item, &job, searched.result) {
+                        break;
+                    }
+                }
+                if let Some(own) = own {
+                    e.main.use_table(own);
+                }
+            }))?;
+        }
+        Ok(())
+    }
 }
 
 #[tonic::async_trait]
@@ -258,25 +341,11 @@ impl AnalysisService for SearchApi {
         request: Request<v1::AnalyzeRequest>,
     ) -> Result<Response<v1::AnalyzeResponse>, Status> {
         let (job, fen) = check_analyze("", request.get_ref(), &self.limits)?;
-        let permit = self.pool.admit()?;
-        let cancel = Cancel::new();
-        let guard = cancel.guard();
-        let metrics = self.pool.metrics.clone();
-        let (tx, rx) = oneshot::channel();
-        self.pool.submit(Box::new(move |e: &mut Engines| {
-            let _permit = permit;
-            let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
-            let _ = tx.send((job, searched));
-        }))?;
-        let (job, searched) = rx.await.map_err(|_| worker_gone())?;
-        guard.disarm();
-        if searched.cancelled {
-            return Err(cancelled());
-        }
+        let (job, result) = self.search_once(job, false).await?;
         Ok(Response::new(response(
             &job.position,
             &fen,
-            &searched.result.lines,
+            &result.lines,
             true,
         )))
     }
@@ -334,37 +403,23 @@ impl AnalysisService for SearchApi {
         let mut work = VecDeque::with_capacity(n);
         for (i, p) in req.positions.iter().enumerate() {
             let (job, fen) = check_analyze(&format!("positions[{i}]."), p, &self.limits)?;
-            work.push_back((i, job, fen));
+            work.push_back(((i, fen), job));
         }
-        let permit = Arc::new(self.pool.admit()?);
         let cancel = Cancel::new();
         let guard = cancel.guard();
-        let work = Arc::new(Mutex::new(work));
         let (tx, rx) = mpsc::unbounded_channel();
-        for _ in 0..self.parallelism(n) {
-            let (work, tx, cancel, permit) =
-                (work.clone(), tx.clone(), cancel.clone(), permit.clone());
-            let metrics = self.pool.metrics.clone();
-            self.pool.submit(Box::new(move |e: &mut Engines| {
-                let _permit = permit;
-                loop {
-                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                    let Some((index, job, fen)) = next else { break };
-                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
-                    if searched.cancelled {
-                        break;
-                    }
-                    let result = response(&job.position, &fen, &searched.result.lines, true);
-                    let msg = v1::AnalyzeBatchResponse {
-                        index: index as u32,
-                        result: Some(result),
-                    };
-                    if tx.send(Ok(msg)).is_err() {
-                        break;
-                    }
-                }
-            }))?;
-        }
+        self.spread(
+            work,
+            None,
+            &cancel,
+            move |(index, fen): (usize, String), job, result| {
+                let msg = v1::AnalyzeBatchResponse {
+                    index: index as u32,
+                    result: Some(response(&job.position, &fen, &result.lines, true)),
+                };
+                tx.send(Ok(msg)).is_ok()
+            },
+        )?;
         Ok(Response::new(guarded(rx, guard)))
     }
 
@@ -448,29 +503,8 @@ impl AnalysisService for SearchApi {
             limits,
             multipv,
         };
-        let permit = self.pool.admit()?;
-        let cancel = Cancel::new();
-        let guard = cancel.guard();
-        let metrics = self.pool.metrics.clone();
-        let (tx, rx) = oneshot::channel();
-        self.pool.submit(Box::new(move |e: &mut Engines| {
-            let _permit = permit;
-            let engine = if level.is_some() {
-                // A fresh small table: a seeded level plays the same move every time.
-                e.play.new_game();
-                &mut e.play
-            } else {
-                &mut e.main
-            };
-            let searched = run_search(engine, &job, &cancel, &metrics, |_| {});
-            let _ = tx.send((job, searched));
-        }))?;
-        let (job, searched) = rx.await.map_err(|_| worker_gone())?;
-        guard.disarm();
-        if searched.cancelled {
-            return Err(cancelled());
-        }
-        let lines = &searched.result.lines;
+        let (job, result) = self.search_once(job, level.is_some()).await?;
+        let lines = &result.lines;
         let pos = &job.position;
         let usable: Vec<&chess_search::Line> = lines
             .iter()
@@ -486,7 +520,7 @@ impl AnalysisService for SearchApi {
         let strongest = usable
             .first()
             .map(|l| l.pv[0])
-            .or(searched.result.best_move)
+            .or(result.best_move)
             .ok_or_else(|| Status::internal("the search found no move"))?;
         let (best, line) = match usable.get(chosen) {
             Some(l) => (l.pv[0], Some(line_to_proto(pos, l))),
@@ -567,55 +601,34 @@ impl AnalysisService for SearchApi {
             positions.iter().map(PositionValue::terminal).collect();
         // Walk the game backwards, as batch analysis does: later positions fill the shared
         // table with what the earlier ones will need.
-        let work: VecDeque<SearchJob> = (0..positions.len())
+        let work: VecDeque<(usize, SearchJob)> = (0..positions.len())
             .rev()
             .filter(|&i| values[i].is_none())
-            .map(|i| SearchJob {
-                position: positions[i].clone(),
-                history: keys[..i].to_vec(),
-                limits: limits.clone(),
-                multipv: 2,
+            .map(|i| {
+                let job = SearchJob {
+                    position: positions[i].clone(),
+                    history: keys[..i].to_vec(),
+                    limits: limits.clone(),
+                    multipv: 2,
+                };
+                (i, job)
             })
             .collect();
-        let index_of = |job: &SearchJob| job.history.len();
         let started = Instant::now();
-        let permit = Arc::new(self.pool.admit()?);
         let cancel = Cancel::new();
         let guard = cancel.guard();
-        let table = Arc::new(TranspositionTable::new(self.limits.hash_mb));
         let total = work.len();
-        let work = Arc::new(Mutex::new(work));
         let (tx, mut rx) = mpsc::unbounded_channel();
-        for _ in 0..self.parallelism(total) {
-            let (work, tx, cancel, permit, table) = (
-                work.clone(),
-                tx.clone(),
-                cancel.clone(),
-                permit.clone(),
-                table.clone(),
-            );
-            let metrics = self.pool.metrics.clone();
-            self.pool.submit(Box::new(move |e: &mut Engines| {
-                let _permit = permit;
-                let own = e.main.table();
-                e.main.use_table(table);
-                loop {
-                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                    let Some(job) = next else { break };
-                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
-                    if searched.cancelled {
-                        break;
-                    }
-                    let nodes = searched.result.lines.first().map_or(0, |l| l.nodes);
-                    let value = PositionValue::Lines(searched.result.lines);
-                    if tx.send((index_of(&job), value, nodes)).is_err() {
-                        break;
-                    }
-                }
-                e.main.use_table(own);
-            }))?;
-        }
-        drop(tx);
+        self.spread(
+            work,
+            Some(self.limits.hash_mb),
+            &cancel,
+            move |index: usize, _, result| {
+                let nodes = result.lines.first().map_or(0, |l| l.nodes);
+                tx.send((index, PositionValue::Lines(result.lines), nodes))
+                    .is_ok()
+            },
+        )?;
         let mut nodes = 0;
         let mut received = 0;
         while let Some((i, value, n)) = rx.recv().await {
