@@ -145,12 +145,5 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
         }
     };
     let serve = router.serve_with_incoming_shutdown(bound.incoming, stop);
-    tokio::select! {
-        served = serve => served.map_err(|e| format!("gRPC server failed: {e}"))?,
-        () = shutdown.wait_with_grace(settings.grace) => {
-            tracing::warn!(grace_secs = settings.grace.as_secs(), "grace period over; cancelling the calls still running");
-        }
-    }
-    tracing::info!("stopped");
-    Ok(())
+    chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await
 }

@@ -165,12 +165,5 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         .add_service(reflection_alpha)
         .add_service(analysis)
         .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
-    tokio::select! {
-        r = server => r.map_err(|e| format!("server error: {e}"))?,
-        _ = shutdown.wait_with_grace(grace) => {
-            tracing::warn!("grace period over: cancelling the searches still running");
-        }
-    }
-    tracing::info!("stopped");
-    Ok(())
+    chess_service_kit::serve_until_stopped(server, &shutdown, grace).await
 }

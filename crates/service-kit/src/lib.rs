@@ -15,7 +15,7 @@ mod telemetry;
 pub use config::{CommonArgs, LogFormat};
 pub use metrics::{GrpcMetricsLayer, Metrics};
 pub use server::{Bound, announce, bind, health_and_reflection, serve_metrics};
-pub use shutdown::{Shutdown, shutdown_signal};
+pub use shutdown::{Shutdown, serve_until_stopped, shutdown_signal};
 pub use telemetry::init_tracing;
 
 pub use chess_proto::FieldViolation;

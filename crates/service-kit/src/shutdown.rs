@@ -77,3 +77,28 @@ impl Default for Shutdown {
         Shutdown::new()
     }
 }
+
+/// Runs a service's gRPC server (built with `serve_with_incoming_shutdown` on
+/// [`Shutdown::wait`]) to its end: it returns once the server has drained after `shutdown`
+/// fired, or once the `grace` period after that is over, whichever comes first (then the
+/// calls still running are cancelled).
+pub async fn serve_until_stopped<F>(
+    server: F,
+    shutdown: &Shutdown,
+    grace: Duration,
+) -> Result<(), String>
+where
+    F: std::future::Future<Output = Result<(), tonic::transport::Error>>,
+{
+    tokio::select! {
+        served = server => served.map_err(|e| format!("gRPC server failed: {e}"))?,
+        () = shutdown.wait_with_grace(grace) => {
+            tracing::warn!(
+                grace_secs = grace.as_secs(),
+                "grace period over: cancelling the calls still running"
+            );
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
