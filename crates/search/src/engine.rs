@@ -3,7 +3,7 @@
 //! calls and nothing more.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -236,6 +236,28 @@ pub struct Line {
     pub pv: Vec<Move>,
 }
 
+impl SearchResult {
+    /// What a deterministic search must reproduce, as text: the best move, then each line's
+    /// depth, score, node count and PV (not its time or speed). Two runs of a single-threaded
+    /// fixed-depth search with the same evaluation give the same fingerprint.
+    pub fn fingerprint(&self) -> String {
+        let mut out = self
+            .best_move
+            .map_or_else(|| "(none)".to_owned(), |m| m.to_string());
+        for l in &self.lines {
+            out.push_str(&format!(
+                " | depth {} score {:?} nodes {} pv",
+                l.depth, l.score, l.nodes
+            ));
+            for m in &l.pv {
+                out.push(' ');
+                out.push_str(&m.to_string());
+            }
+        }
+        out
+    }
+}
+
 /// Progress reported during a search: one line, whether its score is only a bound (aspiration
 /// window failed), and how full the hash table is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -263,7 +285,24 @@ pub struct SearchResult {
 #[derive(Clone, Debug)]
 pub struct StopHandle(Arc<Control>);
 
+impl Default for StopHandle {
+    fn default() -> Self {
+        StopHandle::new()
+    }
+}
+
 impl StopHandle {
+    /// A handle for a search not started yet ([`Engine::search_inline`]); its clock starts
+    /// now.
+    pub fn new() -> StopHandle {
+        StopHandle(Arc::new(Control::new(false)))
+    }
+
+    /// Whether [`StopHandle::stop`] was called (or the search stopped itself).
+    pub fn is_stopped(&self) -> bool {
+        self.0.stop.load(Relaxed)
+    }
+
     /// The search returns its best move so far within milliseconds.
     pub fn stop(&self) {
         self.0.stop.store(true, Relaxed);
@@ -272,6 +311,23 @@ impl StopHandle {
     /// The opponent played the expected move: the clock limits now apply.
     pub fn ponderhit(&self) {
         self.0.ponderhit();
+    }
+}
+
+/// Where [`Engine::search_inline`] runs a search's helpers: a cooperative scheduler (see
+/// [`crate::batched`]).
+pub trait TaskRuntime {
+    /// Starts `task` as a task of the caller's scheduler.
+    fn spawn(&self, task: Box<dyn FnOnce()>);
+    /// Lets the scheduler's other tasks run before the caller goes on.
+    fn yield_now(&self);
+}
+
+struct CountDown(Arc<AtomicUsize>);
+
+impl Drop for CountDown {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
     }
 }
 
@@ -529,31 +585,8 @@ impl Engine {
     where
         F: FnMut(&Info) + Send + 'static,
     {
-        self.stop_previous();
-        let mut limits = limits;
-        if limits.unlimited() && !limits.ponder {
-            limits.infinite = true;
-        }
         let control = Arc::new(Control::new(limits.ponder));
-        self.last = Some(control.clone());
-        self.tt.new_search();
-        let threads = self.workers.len();
-        let shared = Shared {
-            tt: self.tt.clone(),
-            control: control.clone(),
-            nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
-            time: TimeManager::new(
-                &limits,
-                position.turn(),
-                self.options.move_overhead_ms,
-                &self.params,
-            ),
-            params: self.params.clone(),
-            limits,
-            root: position.clone(),
-            history: history.to_vec(),
-            multipv: self.options.multipv,
-        };
+        let shared = self.prepare(position, history, limits, control.clone());
         let fallback = position.legal_moves().first().copied();
         let workers = self.workers.clone();
         let mut on_info = on_info;
@@ -573,6 +606,84 @@ impl Engine {
             control: StopHandle(control),
             join,
             fallback,
+        }
+    }
+
+    /// Searches `position` on the calling thread, as a cooperative task: the main search runs
+    /// here and each helper (with `Threads` above 1) is handed to `runtime` as a task of its
+    /// own, sharing the hash table. When the main search ends it stops the helpers and lets
+    /// `runtime` run them until they have all returned. `stop` (from [`StopHandle::new`])
+    /// stops the search from anywhere; limits count from its creation. This is how the
+    /// batched search ([`crate::batched`]) runs searches; with one thread and the same
+    /// evaluation it finds exactly what [`Engine::go`] finds.
+    pub fn search_inline<F>(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: Limits,
+        stop: &StopHandle,
+        on_info: F,
+        runtime: &dyn TaskRuntime,
+    ) -> SearchResult
+    where
+        F: FnMut(&Info),
+    {
+        let shared = Arc::new(self.prepare(position, history, limits, stop.0.clone()));
+        let workers = self.workers.clone();
+        let running = Arc::new(AtomicUsize::new(0));
+        for id in 1..workers.len() {
+            let (shared, workers, running) = (shared.clone(), workers.clone(), running.clone());
+            running.fetch_add(1, Relaxed);
+            runtime.spawn(Box::new(move || {
+                // Counted down even if the helper panics, so the main task never waits forever.
+                let _done = CountDown(running);
+                let mut w = lock(&workers[id]);
+                Searcher::new(&shared, &mut w, id).iterate(None);
+            }));
+        }
+        let mut on_info = on_info;
+        let result = {
+            let mut w = lock(&workers[0]);
+            Searcher::new(&shared, &mut w, 0).iterate(Some(&mut on_info))
+        };
+        shared.control.stop.store(true, Relaxed);
+        while running.load(Relaxed) > 0 {
+            runtime.yield_now();
+        }
+        result
+    }
+
+    /// The state one search's threads share; starts the table's new generation.
+    fn prepare(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: Limits,
+        control: Arc<Control>,
+    ) -> Shared {
+        self.stop_previous();
+        let mut limits = limits;
+        if limits.unlimited() && !limits.ponder {
+            limits.infinite = true;
+        }
+        self.last = Some(control.clone());
+        self.tt.new_search();
+        let threads = self.workers.len();
+        Shared {
+            tt: self.tt.clone(),
+            control,
+            nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            time: TimeManager::new(
+                &limits,
+                position.turn(),
+                self.options.move_overhead_ms,
+                &self.params,
+            ),
+            params: self.params.clone(),
+            limits,
+            root: position.clone(),
+            history: history.to_vec(),
+            multipv: self.options.multipv,
         }
     }
 

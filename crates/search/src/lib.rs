@@ -5,7 +5,8 @@
 //! evaluation, time management and a hand-written evaluation behind the [`Evaluator`] trait,
 //! which the network evaluator [`NnueEval`] (incremental accumulators from `chess-nn`) also
 //! implements. Pure library: threads from `std`, no async runtime, no I/O beyond reading the
-//! network file an `EvalFile` option names.
+//! network file an `EvalFile` option names. The [`batched`] module runs many searches as
+//! coroutines on one thread and evaluates their leaves in batches (CPU or GPU backend).
 //!
 //! With one thread, a search to a fixed depth is deterministic.
 //!
@@ -24,6 +25,7 @@
 //! assert_eq!(result.lines[0].score, Score::Mate(1));
 //! ```
 
+pub mod batched;
 pub mod bench;
 mod engine;
 mod eval;
@@ -39,7 +41,7 @@ mod tt;
 
 pub use engine::{
     Engine, EngineOptions, Info, Limits, Line, OPTIONS, OptionError, OptionKind, OptionSpec,
-    SearchHandle, SearchResult, StopHandle,
+    SearchHandle, SearchResult, StopHandle, TaskRuntime,
 };
 pub use eval::{Evaluator, HandEval, S};
 pub use nnue::{EvalSource, NnueEval, NnueStats};

@@ -13,7 +13,7 @@ use crate::eval::{Evaluator, HandEval};
 
 /// The network's scores are clamped to this, as the hand-written evaluation's are, so that no
 /// network (a corrupt-but-checksummed one included) can produce a mate-range score.
-const EVAL_LIMIT: i32 = 20_000;
+pub(crate) const EVAL_LIMIT: i32 = 20_000;
 
 /// Counters shared by evaluators (tests and tools read them).
 #[derive(Debug, Default)]
