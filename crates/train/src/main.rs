@@ -38,7 +38,7 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         report_every: u64,
     },
-    /// Train a network on data files and write it in the chess-nn format (single-threaded).
+    /// Train a network on data files and write it in the chess-nn format.
     Train {
         #[arg(long, required = true, num_args = 1..)]
         data: Vec<PathBuf>,
@@ -61,6 +61,12 @@ enum Command {
         checkpoint: Option<PathBuf>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Threads summing each batch's gradient (default: the machine's cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
+        /// From this epoch (counted from 0) on, train at a tenth of --lr.
+        #[arg(long)]
+        lr_drop: Option<u32>,
     },
 }
 
@@ -102,7 +108,13 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
             batch,
             checkpoint,
             seed,
+            threads,
+            lr_drop,
         } => {
+            let threads = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, usize::from),
+                |t| t as usize,
+            );
             if hidden == 0
                 || hidden % chess_nn::HIDDEN_MULTIPLE != 0
                 || hidden > chess_nn::MAX_HIDDEN
@@ -133,6 +145,8 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
                 batch,
                 checkpoint,
                 seed,
+                threads,
+                lr_drop,
             })?;
             println!(
                 "wrote {} ({}) positions={} positions_per_s={:.0} loss={}",

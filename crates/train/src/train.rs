@@ -51,6 +51,10 @@ pub struct TrainConfig {
     pub batch: usize,
     pub checkpoint: Option<PathBuf>,
     pub seed: u64,
+    /// Threads summing each batch's gradient.
+    pub threads: usize,
+    /// From this epoch (counted from 0) on, the learning rate is a tenth of `lr`.
+    pub lr_drop: Option<u32>,
 }
 
 /// Training positions, flattened: features of both perspectives, side to move's first.
@@ -260,6 +264,101 @@ fn adam_update(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], lr_t: f32
     }
 }
 
+/// One thread's share of a batch's gradient: sparse in the feature rows it touched.
+struct GradPart {
+    grad: FloatNet,
+    touched: Vec<bool>,
+    touched_list: Vec<u16>,
+    acc: Vec<f32>,
+    loss: f64,
+}
+
+impl GradPart {
+    fn new(h: usize) -> GradPart {
+        GradPart {
+            grad: FloatNet::zeros(h),
+            touched: vec![false; INPUTS],
+            touched_list: Vec::new(),
+            acc: vec![0.0; 2 * h],
+            loss: 0.0,
+        }
+    }
+
+    /// Adds the gradient of the squared error of `idx`'s positions, times `scale`.
+    fn add_batch(&mut self, net: &FloatNet, set: &Dataset, idx: &[u32], scale: f32) {
+        let h = net.hidden;
+        for &i in idx {
+            let (stm, nstm) = set.features(i as usize);
+            net.accumulate(stm, &mut self.acc[..h]);
+            net.accumulate(nstm, &mut self.acc[h..]);
+            let y = output(&self.acc, &net.out_w, net.out_b);
+            let p = sigmoid(y);
+            let err = p - set.targets[i as usize];
+            self.loss += f64::from(err * err);
+            let g = 2.0 * err * p * (1.0 - p) * scale;
+            self.grad.out_b += g;
+            for (side, list) in [(0, stm), (1, nstm)] {
+                let a = &mut self.acc[side * h..][..h];
+                let w = &net.out_w[side * h..][..h];
+                let gw = &mut self.grad.out_w[side * h..][..h];
+                for j in 0..h {
+                    let c = a[j].clamp(0.0, 1.0);
+                    gw[j] += g * c * c;
+                    // a[j] becomes the gradient with respect to the accumulator.
+                    a[j] = if a[j] > 0.0 && a[j] < 1.0 {
+                        2.0 * g * c * w[j]
+                    } else {
+                        0.0
+                    };
+                }
+                self.grad
+                    .ft_b
+                    .iter_mut()
+                    .zip(a.iter())
+                    .for_each(|(b, d)| *b += d);
+                for &f in list {
+                    let f = usize::from(f);
+                    if !self.touched[f] {
+                        self.touched[f] = true;
+                        self.touched_list.push(f as u16);
+                    }
+                    let row = &mut self.grad.ft_w[f * h..][..h];
+                    row.iter_mut().zip(a.iter()).for_each(|(r, d)| *r += d);
+                }
+            }
+        }
+    }
+
+    /// Moves `other`'s sums into this one, leaving `other` zero.
+    fn absorb(&mut self, other: &mut GradPart) {
+        let h = self.grad.hidden;
+        for &f in &other.touched_list {
+            let f = usize::from(f);
+            if !self.touched[f] {
+                self.touched[f] = true;
+                self.touched_list.push(f as u16);
+            }
+            let (src, dst) = (
+                &mut other.grad.ft_w[f * h..][..h],
+                &mut self.grad.ft_w[f * h..][..h],
+            );
+            dst.iter_mut().zip(src.iter()).for_each(|(d, s)| *d += s);
+            src.fill(0.0);
+            other.touched[f] = false;
+        }
+        other.touched_list.clear();
+        for (d, s) in [
+            (&mut self.grad.ft_b, &mut other.grad.ft_b),
+            (&mut self.grad.out_w, &mut other.grad.out_w),
+        ] {
+            d.iter_mut().zip(s.iter()).for_each(|(d, s)| *d += s);
+            s.fill(0.0);
+        }
+        self.grad.out_b += std::mem::take(&mut other.grad.out_b);
+        self.loss += std::mem::take(&mut other.loss);
+    }
+}
+
 /// The state a checkpoint holds.
 #[derive(Clone, Debug)]
 pub struct Trainer {
@@ -285,56 +384,48 @@ impl Trainer {
         }
     }
 
-    /// One pass over `order`'s positions in batches; returns the mean loss.
-    pub fn epoch(&mut self, set: &Dataset, order: &[u32], batch: usize, lr: f32) -> f32 {
+    /// One pass over `order`'s positions in batches; returns the mean loss. Each batch is
+    /// split across `threads` threads, each summing the gradient of its share; the sums are
+    /// added (in thread order, so a run is repeatable for a given thread count) before the
+    /// Adam step.
+    pub fn epoch(
+        &mut self,
+        set: &Dataset,
+        order: &[u32],
+        batch: usize,
+        lr: f32,
+        threads: usize,
+    ) -> f32 {
         let h = self.net.hidden;
-        let mut grad = FloatNet::zeros(h);
-        let mut touched = vec![false; INPUTS];
-        let mut touched_list: Vec<u16> = Vec::new();
-        let mut acc = vec![0.0f32; 2 * h];
+        let threads = threads.max(1);
+        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(h)).collect();
         let mut total = 0.0f64;
         for chunk in order.chunks(batch.max(1)) {
             let scale = 1.0 / chunk.len() as f32;
-            for &i in chunk {
-                let (stm, nstm) = set.features(i as usize);
-                self.net.accumulate(stm, &mut acc[..h]);
-                self.net.accumulate(nstm, &mut acc[h..]);
-                let y = output(&acc, &self.net.out_w, self.net.out_b);
-                let p = sigmoid(y);
-                let err = p - set.targets[i as usize];
-                total += f64::from(err * err);
-                let g = 2.0 * err * p * (1.0 - p) * scale;
-                grad.out_b += g;
-                for (side, list) in [(0, stm), (1, nstm)] {
-                    let a = &mut acc[side * h..][..h];
-                    let w = &self.net.out_w[side * h..][..h];
-                    let gw = &mut grad.out_w[side * h..][..h];
-                    for j in 0..h {
-                        let c = a[j].clamp(0.0, 1.0);
-                        gw[j] += g * c * c;
-                        // a[j] becomes the gradient with respect to the accumulator.
-                        a[j] = if a[j] > 0.0 && a[j] < 1.0 {
-                            2.0 * g * c * w[j]
-                        } else {
-                            0.0
-                        };
+            let share = chunk.len().div_ceil(threads);
+            let net = &self.net;
+            if threads == 1 {
+                parts[0].add_batch(net, set, chunk, scale);
+            } else {
+                std::thread::scope(|sc| {
+                    for (part, idx) in parts.iter_mut().zip(chunk.chunks(share)) {
+                        sc.spawn(move || part.add_batch(net, set, idx, scale));
                     }
-                    grad.ft_b
-                        .iter_mut()
-                        .zip(a.iter())
-                        .for_each(|(b, d)| *b += d);
-                    for &f in list {
-                        let f = usize::from(f);
-                        if !touched[f] {
-                            touched[f] = true;
-                            touched_list.push(f as u16);
-                        }
-                        let row = &mut grad.ft_w[f * h..][..h];
-                        row.iter_mut().zip(a.iter()).for_each(|(r, d)| *r += d);
-                    }
-                }
+                });
             }
-            self.step(&mut grad, &mut touched, &mut touched_list, lr);
+            let (first, rest) = parts.split_first_mut().expect("at least one part");
+            for other in rest {
+                first.absorb(other);
+            }
+            total += first.loss;
+            first.loss = 0.0;
+            let GradPart {
+                grad,
+                touched,
+                touched_list,
+                ..
+            } = first;
+            self.step(grad, touched, touched_list, lr);
         }
         (total / order.len().max(1) as f64) as f32
     }
@@ -517,14 +608,18 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             order.swap(i, rng.below(i + 1));
         }
         let start = Instant::now();
-        let loss = trainer.epoch(&set, &order, cfg.batch, cfg.lr);
+        let lr = match cfg.lr_drop {
+            Some(e) if trainer.epoch >= e => cfg.lr / 10.0,
+            _ => cfg.lr,
+        };
+        let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads);
         let secs = start.elapsed().as_secs_f64();
         trainer.epoch += 1;
         trained += set.len();
         seconds += secs;
         last_loss = Some(loss);
         eprintln!(
-            "train: epoch {}/{} loss {loss:.6} {:.0} positions/s",
+            "train: epoch {}/{} loss {loss:.6} lr {lr} {:.0} positions/s",
             trainer.epoch,
             cfg.epochs,
             set.len() as f64 / secs.max(1e-9)
@@ -547,6 +642,57 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random-playout positions with targets from material (a learnable signal).
+    fn toy_set(n: usize) -> Dataset {
+        let mut rng = Rng::new(5);
+        let mut set = Dataset {
+            offsets: vec![0],
+            ..Dataset::default()
+        };
+        let mut pos = Position::startpos();
+        while set.len() < n {
+            let moves = pos.legal_moves();
+            if moves.is_empty() || pos.halfmoves() > 60 {
+                pos = Position::startpos();
+                continue;
+            }
+            pos.play_unchecked(moves.as_slice()[rng.below(moves.len())]);
+            let stm = pos.turn();
+            chess_nn::for_each_feature(&pos, stm, |f| set.stm.push(f));
+            chess_nn::for_each_feature(&pos, !stm, |f| set.nstm.push(f));
+            set.offsets.push(set.stm.len() as u32);
+            let (ours, theirs) = (pos.by_color(stm).count(), pos.by_color(!stm).count());
+            set.targets
+                .push(sigmoid((ours as f32 - theirs as f32) * 0.5));
+        }
+        set
+    }
+
+    #[test]
+    fn threads_share_a_batch_and_agree_with_one_thread() {
+        let set = toy_set(2000);
+        let order: Vec<u32> = (0..set.len() as u32).collect();
+        let mut one = Trainer::new(32, 3);
+        let mut two = one.clone();
+        let mut losses = Vec::new();
+        for _ in 0..4 {
+            let a = one.epoch(&set, &order, 256, 0.01, 1);
+            let b = two.epoch(&set, &order, 256, 0.01, 2);
+            // Only the order of float additions differs.
+            assert!((a - b).abs() < 1e-4, "{a} {b}");
+            losses.push(a);
+        }
+        assert!(losses[3] < losses[0] * 0.8, "{losses:?}");
+        let max_diff = one
+            .net
+            .ft_w
+            .iter()
+            .zip(&two.net.ft_w)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(max_diff < 1e-3, "{max_diff}");
+    }
 
     #[test]
     fn quantised_network_agrees_with_float() {

@@ -96,6 +96,10 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
             epochs,
             "--batch",
             "64",
+            "--threads",
+            "2",
+            "--lr-drop",
+            "2",
             "--checkpoint",
             ckpt.to_str().unwrap(),
         ])
@@ -117,6 +121,8 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         "{log}"
     );
     assert!(!log.contains("epoch 2/3"), "{log}");
+    // The third epoch (index 2) trains at a tenth of the rate.
+    assert!(log.contains("lr 0.0001"), "{log}");
     chess_nn::Network::load(&net_path).expect("the network loads");
     let _ = std::fs::remove_dir_all(&dir);
 }
