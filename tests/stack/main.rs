@@ -2,6 +2,7 @@
 //! call through the gateway unless a test is about one service alone.
 
 mod auth;
+mod batched;
 mod crash;
 mod discovery;
 mod engine_move;

@@ -15,28 +15,30 @@ use tonic::transport::Channel;
 
 use crate::runtime;
 
-const ITALIAN: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3";
+pub(crate) const ITALIAN: &str =
+    "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3";
 /// White mates with Qxf7#.
-const SCHOLAR: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+pub(crate) const SCHOLAR: &str =
+    "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
 
-fn search_service(dir: &TempDir, extra: &[&str]) -> Service {
+pub(crate) fn search_service(dir: &TempDir, extra: &[&str]) -> Service {
     let mut args = vec!["--listen", "127.0.0.1:0", "--hash-mb", "16"];
     args.extend_from_slice(extra);
     Service::start("chess-search-service", &args, &[], &dir.0)
 }
 
-async fn client(service: &Service) -> AnalysisServiceClient<Channel> {
+pub(crate) async fn client(service: &Service) -> AnalysisServiceClient<Channel> {
     AnalysisServiceClient::new(service.channel().await)
 }
 
-fn depth(d: u32) -> Option<SearchLimits> {
+pub(crate) fn depth(d: u32) -> Option<SearchLimits> {
     Some(SearchLimits {
         depth: d,
         ..SearchLimits::default()
     })
 }
 
-fn analyze(fen: &str, limits: Option<SearchLimits>, multipv: u32) -> AnalyzeRequest {
+pub(crate) fn analyze(fen: &str, limits: Option<SearchLimits>, multipv: u32) -> AnalyzeRequest {
     AnalyzeRequest {
         fen: fen.to_owned(),
         moves: vec![],
@@ -52,7 +54,7 @@ fn mate_in(s: &Option<chess_proto::v1::Score>) -> Option<i32> {
     }
 }
 
-fn value(s: &Option<chess_proto::v1::Score>) -> i32 {
+pub(crate) fn value(s: &Option<chess_proto::v1::Score>) -> i32 {
     match s.as_ref().and_then(|s| s.value) {
         Some(score::Value::Centipawns(cp)) => cp,
         Some(score::Value::MateIn(n)) if n > 0 => 100_000 - n,
@@ -62,7 +64,7 @@ fn value(s: &Option<chess_proto::v1::Score>) -> i32 {
 }
 
 /// The sample value of the first metric line starting with `name` and containing `with`.
-fn metric(text: &str, name: &str, with: &str) -> f64 {
+pub(crate) fn metric(text: &str, name: &str, with: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(name) && l.contains(with))
         .find_map(|l| l.rsplit(' ').next()?.parse().ok())

@@ -12,6 +12,7 @@ use chess_proto::convert::{move_from_text, move_to_proto, position_from_fen};
 use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
+use chess_search::batched;
 use chess_search::{EvalSource, Limits, Score, SearchResult, TranspositionTable};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
@@ -241,11 +242,12 @@ impl SearchApi {
         }
     }
 
-    /// Workers one call may occupy at once.
+    /// Search slots one call may occupy at once.
     fn parallelism(&self, items: usize) -> usize {
+        let slots = self.pool.config.slots();
         let cap = match self.limits.call_parallelism {
-            0 => self.pool.config.workers,
-            n => n.min(self.pool.config.workers),
+            0 => slots,
+            n => n.min(slots),
         };
         cap.clamp(1, items.max(1))
     }
@@ -680,13 +682,43 @@ impl AnalysisService for SearchApi {
             }
             positions.push(position_from_fen(&format!("fens[{i}]"), fen)?);
         }
-        let mut eval = self.pool.config.eval.make();
-        let evaluations = positions
+        let terminal: Vec<Option<PositionValue>> =
+            positions.iter().map(PositionValue::terminal).collect();
+        let scores = match self.pool.config.network() {
+            Some(net) if self.pool.config.backend.is_batched() => {
+                // One bulk request into a worker's next batch.
+                let open: Vec<Position> = positions
+                    .iter()
+                    .zip(&terminal)
+                    .filter(|(_, t)| t.is_none())
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                let permit = self.pool.admit()?;
+                let (tx, rx) = oneshot::channel();
+                let net = net.clone();
+                self.pool.submit(Box::new(move |_: &mut Engines| {
+                    let _permit = permit;
+                    let _ = tx.send(batched::evaluate_many(&net, &open));
+                }))?;
+                rx.await.map_err(|_| worker_gone())?
+            }
+            _ => {
+                let mut eval = self.pool.config.eval.make();
+                positions
+                    .iter()
+                    .zip(&terminal)
+                    .filter(|(_, t)| t.is_none())
+                    .map(|(p, _)| eval.evaluate(p))
+                    .collect()
+            }
+        };
+        let mut scores = scores.into_iter();
+        let evaluations = terminal
             .iter()
-            .map(|pos| {
-                let score = match PositionValue::terminal(pos) {
+            .map(|t| {
+                let score = match t {
                     Some(t) => t.score(),
-                    None => Score::Cp(eval.evaluate(pos)),
+                    None => Score::Cp(scores.next().unwrap_or(0)),
                 };
                 v1::PositionEvaluation {
                     score: Some(score_to_proto(score)),

@@ -5,7 +5,8 @@ use std::time::Instant;
 use chess_proto::convert::move_to_proto;
 use chess_proto::v1;
 use chess_rules::Position;
-use chess_search::{Engine, Limits, Line, Score, SearchResult};
+use chess_search::batched;
+use chess_search::{Engine, Limits, Line, Score, SearchResult, StopHandle};
 
 use crate::pool::{Cancel, SearchMetrics};
 
@@ -51,23 +52,34 @@ where
     let mut pending: Vec<Line> = Vec::with_capacity(per_depth);
     let mut on_depth = on_depth;
     metrics.active.inc();
-    let handle = engine.go(
-        &job.position,
-        &job.history,
-        job.limits.clone(),
-        move |info| {
-            if info.bound.is_some() {
-                return;
-            }
-            pending.push(info.line.clone());
-            if info.line.multipv >= per_depth {
-                on_depth(std::mem::take(&mut pending));
-            }
-        },
-    );
-    cancel.register(handle.stopper());
-    let result = handle.wait();
-    cancel.clear();
+    let on_info = move |info: &chess_search::Info| {
+        if info.bound.is_some() {
+            return;
+        }
+        pending.push(info.line.clone());
+        if info.line.multipv >= per_depth {
+            on_depth(std::mem::take(&mut pending));
+        }
+    };
+    let (result, token) = if batched::in_task() {
+        // A batched backend: the search runs here, as a task of the worker's scheduler.
+        let stop = StopHandle::new();
+        let token = cancel.register(stop.clone());
+        let result = engine.search_inline(
+            &job.position,
+            &job.history,
+            job.limits.clone(),
+            &stop,
+            on_info,
+            &batched::Tasks,
+        );
+        (result, token)
+    } else {
+        let handle = engine.go(&job.position, &job.history, job.limits.clone(), on_info);
+        let token = cancel.register(handle.stopper());
+        (handle.wait(), token)
+    };
+    cancel.release(token);
     metrics.active.dec();
     metrics.searches.inc();
     let nodes = result.lines.first().map_or(0, |l| l.nodes);

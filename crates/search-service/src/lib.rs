@@ -5,7 +5,9 @@
 //! move to play at an Elo-like strength; reviews of whole games; bulk static evaluation.
 //!
 //! Searches run on a fixed pool of worker threads behind a bounded admission gate: a call
-//! that finds every worker busy and the queue full gets `RESOURCE_EXHAUSTED` at once. A call
+//! that finds every search slot busy and the queue full gets `RESOURCE_EXHAUSTED` at once.
+//! With a batched backend (`--backend cpu-batched|gpu`) each worker runs many searches as
+//! coroutines and evaluates their leaves in batches (see [`pool`]). A call
 //! that goes away (client gone, deadline passed) stops its searches within milliseconds.
 //! Every limit is checked, and bad input gets `INVALID_ARGUMENT` naming the field.
 
@@ -98,6 +100,22 @@ pub struct Config {
     #[arg(long, env = "CHESS_SEARCH_CALL_PARALLELISM", default_value_t = 0)]
     pub call_parallelism: usize,
 
+    /// Where evaluations run: `cpu` (one search per worker, incremental evaluation), or the
+    /// batched search with batches on the CPU (`cpu-batched`) or the GPU (`gpu`, falling back
+    /// to the CPU with a warning when no GPU can run it). The batched backends need a network
+    /// (`--eval-file`). `cpu` is the default because it is the fastest on machines without a
+    /// GPU (docs/network.md has the measurements).
+    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = pool::Backend::Cpu)]
+    pub backend: pool::Backend,
+
+    /// Batched backends: searches each worker runs at once (their leaves fill the batches).
+    #[arg(long, env = "CHESS_SEARCH_TASKS", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub tasks: u32,
+
+    /// Batched backends: most positions per evaluation batch.
+    #[arg(long, env = "CHESS_SEARCH_BATCH_SIZE", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub batch_size: u32,
+
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -127,6 +145,9 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
             hash_mb: config.hash_mb as usize,
             threads: config.threads as usize,
             eval: eval.clone(),
+            backend: config.backend,
+            tasks: config.tasks as usize,
+            batch_size: config.batch_size as usize,
         },
         search_metrics,
     )?;
@@ -135,6 +156,8 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         queue = pool.config.queue,
         hash_mb = pool.config.hash_mb,
         threads = pool.config.threads,
+        backend = pool.config.backend.name(),
+        slots = pool.config.slots(),
         evaluation = %api::evaluator_name(&eval),
         "search pool started"
     );

@@ -1,14 +1,28 @@
-//! The worker pool: a fixed set of search threads, each owning its engines, behind a bounded
-//! admission gate. A call is admitted only while fewer than `workers + queue` calls hold a
-//! place; beyond that it is refused at once with `RESOURCE_EXHAUSTED`. Cancellation is by
-//! [`Cancel`]: dropping a call's [`CancelOnDrop`] guard stops its searches.
+//! The worker pool: a fixed set of search threads behind a bounded admission gate. A call is
+//! admitted only while fewer than `slots + queue` calls hold a place; beyond that it is
+//! refused at once with `RESOURCE_EXHAUSTED`. Cancellation is by [`Cancel`]: dropping a call's
+//! [`CancelOnDrop`] guard stops its searches.
+//!
+//! Two ways to run searches ([`Backend`]):
+//!
+//! - `cpu`: each worker thread owns its engines and runs one search at a time, evaluating
+//!   with the incremental evaluator (hand-written or network);
+//! - `cpu-batched` and `gpu`: each worker thread runs a [`Scheduler`] of up to `tasks`
+//!   searches as coroutines; their leaf evaluations (and bulk evaluations) are gathered into
+//!   batches of up to `batch_size` positions for the CPU batch backend or the GPU. The
+//!   thread's searches share one hash table of `hash_mb`. Without a usable GPU the `gpu`
+//!   backend logs one warning and evaluates its batches on the CPU.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use chess_search::{Engine, EngineOptions, EvalSource, StopHandle};
+use chess_nn::{BatchEvaluator, CpuBatch, Network};
+use chess_search::batched::{self, Scheduler};
+use chess_search::{Engine, EngineOptions, EvalSource, StopHandle, TranspositionTable};
 use chess_service_kit::{MetricCounter, MetricGauge, MetricHistogram, Metrics};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
@@ -26,6 +40,31 @@ pub struct Engines {
 /// Work for a worker thread.
 pub type Task = Box<dyn FnOnce(&mut Engines) + Send>;
 
+/// Where evaluations run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// One search per worker thread, incremental evaluation on the CPU.
+    Cpu,
+    /// Batched search, batches evaluated on the CPU.
+    CpuBatched,
+    /// Batched search, batches evaluated on the GPU (wgpu), or on the CPU when no GPU can.
+    Gpu,
+}
+
+impl Backend {
+    pub fn is_batched(self) -> bool {
+        self != Backend::Cpu
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::CpuBatched => "cpu-batched",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
 /// Pool settings.
 #[derive(Clone, Debug)]
 pub struct PoolConfig {
@@ -35,6 +74,30 @@ pub struct PoolConfig {
     pub threads: usize,
     /// The evaluation every engine uses.
     pub eval: EvalSource,
+    pub backend: Backend,
+    /// Batched backends: searches per worker thread.
+    pub tasks: usize,
+    /// Batched backends: positions per backend call.
+    pub batch_size: usize,
+}
+
+impl PoolConfig {
+    /// Searches that can run at once.
+    pub fn slots(&self) -> usize {
+        if self.backend.is_batched() {
+            self.workers.max(1) * self.tasks.max(1)
+        } else {
+            self.workers.max(1)
+        }
+    }
+
+    /// The network a batched backend evaluates.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        match &self.eval {
+            EvalSource::Network(net) => Some(net),
+            EvalSource::Hand => None,
+        }
+    }
 }
 
 /// The service's own metrics about its searches.
@@ -51,6 +114,8 @@ pub struct SearchMetrics {
     pub evaluations: MetricCounter,
     /// Time from a call's cancellation to its search thread letting go.
     pub cancel_stop: MetricHistogram,
+    /// Positions per batch sent to a batched backend.
+    pub batch_size: MetricHistogram,
 }
 
 impl SearchMetrics {
@@ -79,6 +144,15 @@ impl SearchMetrics {
                 "search_cancel_stop_seconds",
                 "Time from a call's cancellation to its search stopping",
                 &[0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0],
+            ),
+            batch_size: metrics.histogram(
+                "search_eval_batch_size",
+                "Positions per evaluation batch of the batched backends (count: batches, sum: \
+                 positions)",
+                &[
+                    1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 4096.0,
+                    16384.0,
+                ],
             ),
         }
     }
@@ -112,42 +186,38 @@ impl Pool {
         let workers = config.workers.max(1);
         let (tx, rx) = mpsc::channel::<Task>();
         let rx = Arc::new(Mutex::new(rx));
+        let net = match (config.backend.is_batched(), config.network()) {
+            (false, _) => None,
+            (true, Some(net)) => Some(net.clone()),
+            (true, None) => {
+                return Err(format!(
+                    "--backend {} evaluates a network, but --eval-file is hand: choose \
+                     --eval-file default or a network file",
+                    config.backend.name()
+                ));
+            }
+        };
         for id in 0..workers {
             let rx = rx.clone();
-            let options = EngineOptions {
-                hash_mb: config.hash_mb,
-                threads: config.threads,
-                ..EngineOptions::default()
+            let metrics = metrics.clone();
+            let config = config.clone();
+            let net = net.clone();
+            let name = format!("search-worker-{id}");
+            let spawned = match net {
+                None => std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || run_worker(id, &config, &rx, &metrics)),
+                Some(net) => {
+                    let backend = config.backend;
+                    std::thread::Builder::new().name(name).spawn(move || {
+                        let eval = make_backend(backend, &net, config.batch_size);
+                        run_scheduler(id, &config, net, eval, &rx, &metrics);
+                    })
+                }
             };
-            let queue_depth = metrics.queue_depth.clone();
-            let eval = config.eval.clone();
-            std::thread::Builder::new()
-                .name(format!("search-worker-{id}"))
-                .spawn(move || {
-                    let mut engines = Engines {
-                        main: Engine::new(options),
-                        play: Engine::new(EngineOptions {
-                            hash_mb: 1,
-                            ..EngineOptions::default()
-                        }),
-                    };
-                    engines.main.set_eval_source(eval.clone());
-                    engines.play.set_eval_source(eval);
-                    loop {
-                        // The lock is held only while waiting for the next task.
-                        let task = lock(&rx).recv();
-                        let Ok(task) = task else { break };
-                        queue_depth.dec();
-                        // A failing task loses its call (its reply channel closes), not the worker.
-                        let run = std::panic::AssertUnwindSafe(|| task(&mut engines));
-                        if std::panic::catch_unwind(run).is_err() {
-                            tracing::error!(worker = id, "a search task panicked");
-                        }
-                    }
-                })
-                .map_err(|e| format!("cannot start search worker {id}: {e}"))?;
+            spawned.map_err(|e| format!("cannot start search worker {id}: {e}"))?;
         }
-        let capacity = workers + config.queue;
+        let capacity = config.slots() + config.queue;
         Ok(Pool {
             tx,
             admission: Arc::new(Semaphore::new(capacity)),
@@ -162,9 +232,10 @@ impl Pool {
         self.admission.clone().try_acquire_owned().map_err(|_| {
             self.metrics.rejected.inc();
             Status::resource_exhausted(format!(
-                "the search service is busy: {} workers and a queue of {} are all taken; retry \
-                 later or add replicas",
-                self.config.workers, self.config.queue
+                "the search service is busy: {} search slots and a queue of {} are all taken; \
+                 retry later or add replicas",
+                self.config.slots(),
+                self.config.queue
             ))
         })
     }
@@ -184,11 +255,132 @@ impl Pool {
     }
 }
 
+fn engine_options(config: &PoolConfig, hash_mb: usize) -> (EngineOptions, EngineOptions) {
+    let main = EngineOptions {
+        hash_mb,
+        threads: config.threads,
+        ..EngineOptions::default()
+    };
+    let play = EngineOptions {
+        hash_mb: 1,
+        ..EngineOptions::default()
+    };
+    (main, play)
+}
+
+/// A worker of the `cpu` backend: one task at a time on its own engines.
+fn run_worker(
+    id: usize,
+    config: &PoolConfig,
+    rx: &Mutex<mpsc::Receiver<Task>>,
+    metrics: &SearchMetrics,
+) {
+    let (main, play) = engine_options(config, config.hash_mb);
+    let mut engines = Engines {
+        main: Engine::new(main),
+        play: Engine::new(play),
+    };
+    engines.main.set_eval_source(config.eval.clone());
+    engines.play.set_eval_source(config.eval.clone());
+    loop {
+        // The lock is held only while waiting for the next task.
+        let task = lock(rx).recv();
+        let Ok(task) = task else { break };
+        metrics.queue_depth.dec();
+        // A failing task loses its call (its reply channel closes), not the worker.
+        let run = std::panic::AssertUnwindSafe(|| task(&mut engines));
+        if std::panic::catch_unwind(run).is_err() {
+            tracing::error!(worker = id, "a search task panicked");
+        }
+    }
+}
+
+/// The batch evaluator of a batched backend: the GPU when it can run (otherwise the CPU, with
+/// one warning in the log), or the CPU.
+fn make_backend(
+    backend: Backend,
+    net: &Arc<Network>,
+    batch_size: usize,
+) -> Box<dyn BatchEvaluator + Send> {
+    match backend {
+        Backend::Gpu => {
+            let options = chess_nn_gpu::GpuOptions {
+                max_batch: batch_size.clamp(1, 1 << 16),
+                ..chess_nn_gpu::GpuOptions::default()
+            };
+            chess_nn_gpu::gpu_or_cpu(net.clone(), &options)
+        }
+        Backend::Cpu | Backend::CpuBatched => Box::new(CpuBatch::new(net.clone())),
+    }
+}
+
+/// A worker of a batched backend: up to `tasks` searches at once as coroutines, their
+/// evaluations batched. Engines are kept and reused; the main engines share one table.
+fn run_scheduler(
+    id: usize,
+    config: &PoolConfig,
+    net: Arc<Network>,
+    eval: Box<dyn BatchEvaluator + Send>,
+    rx: &Mutex<mpsc::Receiver<Task>>,
+    metrics: &SearchMetrics,
+) {
+    let mut scheduler = Scheduler::new(net.clone(), eval, config.batch_size);
+    tracing::info!(
+        worker = id,
+        backend = scheduler.backend_name(),
+        batch_size = config.batch_size,
+        tasks = config.tasks,
+        "batched search worker started"
+    );
+    let sizes = metrics.batch_size.clone();
+    scheduler.on_batch(move |n| sizes.observe(n as f64));
+    let table = Arc::new(TranspositionTable::new(config.hash_mb));
+    let (main, play) = engine_options(config, 1);
+    let free: Rc<RefCell<Vec<Engines>>> = Rc::new(RefCell::new(Vec::new()));
+    let max_tasks = config.tasks.max(1);
+    loop {
+        // Wait for work when idle; otherwise take what is queued, up to the task limit,
+        // leaving the rest to idle workers.
+        while scheduler.tasks() < max_tasks {
+            let task = if scheduler.tasks() == 0 {
+                match lock(rx).recv() {
+                    Ok(t) => t,
+                    Err(_) => return,
+                }
+            } else {
+                let Ok(rx) = rx.try_lock() else { break };
+                match rx.try_recv() {
+                    Ok(t) => t,
+                    Err(_) => break,
+                }
+            };
+            metrics.queue_depth.dec();
+            let (free, net, table) = (free.clone(), net.clone(), table.clone());
+            let (main, play) = (main.clone(), play.clone());
+            scheduler.spawn(move || {
+                let taken = free.borrow_mut().pop();
+                let mut engines = taken.unwrap_or_else(|| {
+                    let mut main = batched::engine(main, net.clone());
+                    main.use_table(table);
+                    Engines {
+                        main,
+                        play: batched::engine(play, net),
+                    }
+                });
+                task(&mut engines);
+                free.borrow_mut().push(engines);
+            });
+        }
+        scheduler.round();
+    }
+}
+
 #[derive(Debug, Default)]
 struct CancelState {
     cancelled: AtomicBool,
     at: Mutex<Option<Instant>>,
-    stoppers: Mutex<Vec<StopHandle>>,
+    /// Running searches; a finished one leaves `None`.
+    stoppers: Mutex<Vec<Option<StopHandle>>>,
 }
 
 /// Cancellation shared by a call and its searches.
@@ -206,7 +398,7 @@ impl Cancel {
             return;
         }
         *lock(&self.0.at) = Some(Instant::now());
-        for s in lock(&self.0.stoppers).iter() {
+        for s in lock(&self.0.stoppers).iter().flatten() {
             s.stop();
         }
     }
@@ -216,17 +408,22 @@ impl Cancel {
     }
 
     /// Registers a running search; it is stopped at once if the call is already cancelled.
-    pub fn register(&self, stopper: StopHandle) {
+    /// The token is for [`Cancel::release`].
+    pub fn register(&self, stopper: StopHandle) -> usize {
         let mut stoppers = lock(&self.0.stoppers);
         if self.is_cancelled() {
             stopper.stop();
         }
-        stoppers.push(stopper);
+        stoppers.push(Some(stopper));
+        stoppers.len() - 1
     }
 
-    /// Forgets the searches registered so far (they have ended).
-    pub fn clear(&self) {
-        lock(&self.0.stoppers).clear();
+    /// Forgets a search registered with [`Cancel::register`] (it has ended); the call's other
+    /// searches stay registered.
+    pub fn release(&self, token: usize) {
+        if let Some(s) = lock(&self.0.stoppers).get_mut(token) {
+            *s = None;
+        }
     }
 
     /// When the call was cancelled.

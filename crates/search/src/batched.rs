@@ -140,10 +140,18 @@ impl TaskRuntime for Tasks {
     }
 }
 
-/// Scores of `positions` (centipawns for each side to move, as [`Network::evaluate`]). In a
-/// task they join the round's batch all at once and the task pauses once; outside a task they
-/// are evaluated here on the CPU.
+/// Scores of `positions` (centipawns for each side to move: [`Network::evaluate`] clamped as
+/// the search's evaluators clamp it). In a task they join the round's batch all at once and
+/// the task pauses once; outside a task they are evaluated here on the CPU.
 pub fn evaluate_many(net: &Arc<Network>, positions: &[Position]) -> Vec<i32> {
+    let mut scores = evaluate_raw(net, positions);
+    for s in &mut scores {
+        *s = (*s).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+    }
+    scores
+}
+
+fn evaluate_raw(net: &Arc<Network>, positions: &[Position]) -> Vec<i32> {
     if positions.is_empty() {
         return Vec::new();
     }
