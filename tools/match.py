@@ -20,6 +20,7 @@ import argparse
 import datetime
 import math
 import os
+import random
 import shlex
 import sys
 import time
@@ -170,6 +171,28 @@ def play_game(engines, names, opening, tc, game_id, max_plies=400):
     return game
 
 
+def extend(opening: str, plies: int, seed: int, pair: int) -> str:
+    """`opening` followed by `plies` random legal moves that do not end the game."""
+    if plies <= 0:
+        return opening
+    rng = random.Random(seed * 1_000_003 + pair)
+    for _ in range(100):
+        board = chess.Board()
+        for uci in opening.split():
+            board.push_uci(uci)
+        extra = []
+        for _ in range(plies):
+            moves = sorted(m.uci() for m in board.legal_moves)
+            if not moves:
+                break
+            m = rng.choice(moves)
+            extra.append(m)
+            board.push_uci(m)
+        if len(extra) == plies and not board.is_game_over():
+            return " ".join([opening, *extra])
+    return opening
+
+
 def elo(score: float) -> float:
     score = min(max(score, 1e-3), 1 - 1e-3)
     return -400 * math.log10(1 / score - 1)
@@ -190,6 +213,14 @@ def main() -> None:
     ap.add_argument(
         "--resume", action="store_true", help="keep the games already in --pgn and play the rest"
     )
+    ap.add_argument(
+        "--random-plies",
+        type=int,
+        default=0,
+        help="extend each opening by this many random legal plies, the same for both games of "
+        "a pair (seeded by --seed and the pair): more distinct openings for long matches",
+    )
+    ap.add_argument("--seed", type=int, default=1, help="seed of --random-plies")
     args = ap.parse_args()
 
     tc = parse_tc(args.tc)
@@ -218,7 +249,7 @@ def main() -> None:
         print(f"resuming after {len(points)} games: +{wins} -{losses} ={draws}", flush=True)
     with open(args.pgn, "a" if args.resume else "w") as pgn:
         for i in range(len(points), args.games):
-            opening = OPENINGS[(i // 2) % len(OPENINGS)]
+            opening = extend(OPENINGS[(i // 2) % len(OPENINGS)], args.random_plies, args.seed, i // 2)
             engine_white = i % 2 == 0
             engines = {chess.WHITE: eng if engine_white else opp, chess.BLACK: opp if engine_white else eng}
             names = {chess.WHITE: eng_name if engine_white else opp_name, chess.BLACK: opp_name if engine_white else eng_name}

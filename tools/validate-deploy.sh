@@ -118,26 +118,13 @@ done
 # Settings the services do not read are silently ignored (clap reads only the environment
 # variables it declares), so check every CHESS_* variable in the ConfigMaps and the Dockerfile,
 # and every flag in its entrypoints, against the services' clap declarations.
-# PENDING: names the manifests set ahead of the code that reads them (the search service's
-# `--backend cpu|gpu` is being written); an entry that the code has since declared is
-# reported so that it gets removed here.
-PENDING_ENV="CHESS_SEARCH_BACKEND"
 declared_env=$(grep -rhoE 'env = "CHESS_[A-Z0-9_]+"' crates/*/src | cut -d'"' -f2 | sort -u)
 used_env=$( (grep -hoE '^  CHESS_[A-Z0-9_]+:' "$OUT"/manifests/*.yaml | tr -d ' :'
     grep -oE '^ENV CHESS_[A-Z0-9_]+' "$DOCKERFILE" | cut -d' ' -f2) | sort -u)
 unknown=()
 for name in $used_env; do
     if ! grep -qx "$name" <<<"$declared_env"; then
-        if grep -qw "$name" <<<"$PENDING_ENV"; then
-            echo "   note: $name is set but no service declares it yet (pending)"
-        else
-            unknown+=("$name")
-        fi
-    fi
-done
-for name in $PENDING_ENV; do
-    if grep -qx "$name" <<<"$declared_env"; then
-        echo "   note: $name is now declared by a service: remove it from PENDING_ENV"
+        unknown+=("$name")
     fi
 done
 flags=$(grep -E '^ENTRYPOINT' "$DOCKERFILE" | grep -oE '"--[a-z0-9-]+"' | tr -d '"' | sort -u)

@@ -12,7 +12,9 @@
 # The file starts with the machine, the GPU (nvidia-smi where present), the Vulkan driver
 # and the commit, then the bench output: the adapter wgpu chose and evaluations per second
 # at batch sizes 1, 64, 1024 and 16384 for the GPU (one batch at a time, and a stream of
-# batches with several in flight) and for the CPU backend, all in one run.
+# batches with several in flight) and for the CPU backend, all in one run; then whole
+# fixed-depth searches (SEARCH_DEPTH, default 8) evaluated incrementally on the CPU, in CPU
+# batches and in GPU batches with 1, 8 and 64 searches at once (benches/search_backends.rs).
 #
 # Offline machines: cargo needs the crates. Either carry a target/ directory in which
 # `cargo bench -p chess-nn-gpu --bench throughput --no-run` has already been run on the same
@@ -38,7 +40,7 @@ fi
 [[ "${1:-}" == "--" ]] && shift
 mkdir -p "$(dirname "$out")"
 
-cargo bench "${offline[@]}" -p chess-nn-gpu --bench throughput --no-run
+cargo bench "${offline[@]}" -p chess-nn-gpu --bench throughput --bench search_backends --no-run
 
 {
     echo "# chess-nn-gpu throughput bench"
@@ -54,5 +56,8 @@ cargo bench "${offline[@]}" -p chess-nn-gpu --bench throughput --no-run
     fi
     echo
     cargo bench "${offline[@]}" -q -p chess-nn-gpu --bench throughput -- "$@" 2>&1 | grep -v 'XDG_RUNTIME_DIR'
+    echo
+    echo "# whole searches: incremental CPU, CPU batches, GPU batches (1, 8, 64 at once)"
+    cargo bench "${offline[@]}" -q -p chess-nn-gpu --bench search_backends -- --depth "${SEARCH_DEPTH:-8}" 2>&1 | grep -v 'XDG_RUNTIME_DIR'
 } | tee "$out"
 echo "results written to $out"
