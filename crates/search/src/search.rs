@@ -305,6 +305,15 @@ impl<'a> Searcher<'a> {
             self.stop_all();
             return true;
         }
+        // A stop from outside is seen within 16 nodes: in the batched search a node can wait
+        // for a whole round of other searches, so 1024 nodes could take seconds there.
+        if self.nodes & 15 == 0
+            && self.sh.control.stop.load(Relaxed)
+            && (!self.is_main() || self.completed_depth >= 1)
+        {
+            self.stopped = true;
+            return true;
+        }
         if self.nodes & 1023 == 0 {
             self.sh.nodes[self.id].store(self.nodes, Relaxed);
             if self.sh.control.stop.load(Relaxed) {
