@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! cargo bench -p chess-nn-gpu --bench search_backends                  # depth 7
-//! cargo bench -p chess-nn-gpu --bench search_backends -- --depth 8
+//! cargo bench -p chess-nn-gpu --bench search_backends -- --depth 8 --net net.nnue
 //! ```
 //!
 //! On a machine without a GPU wgpu finds Mesa's lavapipe: those figures are labelled software
@@ -32,14 +32,23 @@ use chess_search::{Engine, EngineOptions, Limits, NnueEval, NnueStats, SearchRes
 
 const CONCURRENCY: [usize; 3] = [1, 8, 64];
 
-fn depth_arg() -> u32 {
+/// `--depth D` (default 7) and `--net FILE` (default: the embedded network).
+fn args() -> (u32, Arc<Network>) {
+    let (mut depth, mut net) = (7, Network::default_network());
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
-        if a == "--depth" {
-            return it.next().and_then(|v| v.parse().ok()).unwrap_or(7);
+        match a.as_str() {
+            "--depth" => depth = it.next().and_then(|v| v.parse().ok()).unwrap_or(7),
+            "--net" => {
+                let path = it.next().unwrap_or_default();
+                net = Arc::new(
+                    Network::load(&path).unwrap_or_else(|e| panic!("--net {path:?}: {e}")),
+                );
+            }
+            _ => {} // cargo bench passes --bench
         }
     }
-    7
+    (depth, net)
 }
 
 struct Run {
@@ -103,8 +112,7 @@ fn batched_run(
 }
 
 fn main() {
-    let depth = depth_arg();
-    let net = Network::default_network();
+    let (depth, net) = args();
     let limits = Limits::depth(depth);
     let pool: Vec<Position> = support::positions(3, 64 * 40)
         .into_iter()

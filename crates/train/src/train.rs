@@ -619,7 +619,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         seconds += secs;
         last_loss = Some(loss);
         eprintln!(
-            "train: epoch {}/{} loss {loss:.6} lr {lr} {:.0} positions/s",
+            "train: epoch {}/{} loss {loss:.6} lr {lr:.1e} {:.0} positions/s",
             trainer.epoch,
             cfg.epochs,
             set.len() as f64 / secs.max(1e-9)

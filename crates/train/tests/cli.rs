@@ -122,7 +122,7 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     );
     assert!(!log.contains("epoch 2/3"), "{log}");
     // The third epoch (index 2) trains at a tenth of the rate.
-    assert!(log.contains("lr 0.0001"), "{log}");
+    assert!(log.contains("lr 1.0e-4"), "{log}");
     chess_nn::Network::load(&net_path).expect("the network loads");
     let _ = std::fs::remove_dir_all(&dir);
 }
