@@ -10,7 +10,8 @@
 # NODES (default 20000) per analysis, SECS (default 20) per run, WARMUP (default 3),
 # WORKERS (default: the machine's cores), TASKS (default 64) searches per batched worker,
 # EVAL (default `default`, the embedded network), BIN (default target/release), OUT (default
-# docs/bench/backends). Reports: OUT/<backend>-c<clients>.json and .txt, and OUT/summary.md.
+# docs/bench/backends). Reports: OUT/<backend>-c<clients>.json and .txt, and OUT/summary.md
+# (printed by docs/bench/backends-table.py from the reports).
 # Without a GPU the `gpu` backend runs on whatever wgpu finds (Mesa's lavapipe: software
 # Vulkan, labelled so in the summary) or falls back to the CPU (also labelled).
 set -euo pipefail
@@ -60,10 +61,8 @@ start() {
         echo "- nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
     fi
     echo "- service: --workers $WORKERS --tasks $TASKS --eval-file $EVAL --hash-mb 64; ${SECS}s per run after ${WARMUP}s warm-up"
-    echo
-    echo "| backend | clients | analyses/s | nodes/s | p50 ms | p99 ms | errors | mean batch |"
-    echo "|---|---|---|---|---|---|---|---|"
-} >"$OUT/summary.md"
+} >"$OUT/header.md"
+: >"$OUT/labels.tsv"
 
 for backend in cpu cpu-batched gpu; do
     start "$backend"
@@ -77,32 +76,17 @@ for backend in cpu cpu-batched gpu; do
         elif grep -qiE 'software|llvmpipe|lavapipe' "$log"; then
             where="gpu (SOFTWARE Vulkan, lavapipe: not a GPU figure)"
         fi
-        grep -m1 -E 'evaluating on the GPU|GPU backend unavailable' "$log" | cut -c1-300 >>"$OUT/adapter.txt" || true
+        sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -m1 -E 'evaluating on the GPU|GPU backend unavailable' | cut -c1-300 >>"$OUT/adapter.txt" || true
     fi
     for clients in 1 8 64; do
         name="$backend-c$clients"
         echo "== $name"
-        before=$(curl -s "http://$METRICS/metrics" | awk '/^chess_search_eval_batch_size_(sum|count) /{print $2}' | tr '\n' ' ')
         "$BIN/chess-loadgen" run --quiet --label "$name" --json "$OUT/$name.json" \
             --target "http://$ADDR" --scenario analyze --nodes "$NODES" --clients "$clients" \
             --duration "${SECS}s" --warmup "${WARMUP}s" --metrics "$METRICS" | tee "$OUT/$name.txt"
-        after=$(curl -s "http://$METRICS/metrics" | awk '/^chess_search_eval_batch_size_(sum|count) /{print $2}' | tr '\n' ' ')
-        mean=$(python3 - "$before" "$after" <<'PY'
-import sys
-b = [float(x) for x in sys.argv[1].split()] or [0, 0]
-a = [float(x) for x in sys.argv[2].split()] or [0, 0]
-n = a[1] - b[1] if len(a) > 1 and len(b) > 1 else 0
-print(f"{(a[0] - b[0]) / n:.1f}" if n > 0 else "-")
-PY
-)
-        python3 - "$OUT/$name.json" "$where" "$clients" "$mean" >>"$OUT/summary.md" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["result"]
-lat, eng = r["latency_ms"], r.get("engine") or {}
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {r['ok_rate']:.2f} | {eng.get('nodes_per_s', 0):.0f} | "
-      f"{lat['p50']:.0f} | {lat['p99']:.0f} | {r['errors']} | {sys.argv[4]} |")
-PY
+        printf '%s\t%s\t%s\n' "$name" "$where" "$clients" >>"$OUT/labels.tsv"
     done
     stop
 done
+docs/bench/backends-table.py "$OUT" >"$OUT/summary.md"
 cat "$OUT/summary.md"
