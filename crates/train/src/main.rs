@@ -67,6 +67,9 @@ enum Command {
         /// From this epoch (counted from 0) on, train at a tenth of --lr.
         #[arg(long)]
         lr_drop: Option<u32>,
+        /// Share of the games held out for a validation loss after every epoch (0: none).
+        #[arg(long, default_value_t = 0.02)]
+        validation: f32,
     },
 }
 
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
             seed,
             threads,
             lr_drop,
+            validation,
         } => {
             let threads = threads.map_or_else(
                 || std::thread::available_parallelism().map_or(1, usize::from),
@@ -132,6 +136,11 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
             if !(lr > 0.0 && lr.is_finite()) {
                 return Err(Usage(format!("--lr {lr}: must be positive")));
             }
+            if !(0.0..0.5).contains(&validation) {
+                return Err(Usage(format!(
+                    "--validation {validation}: must be at least 0 and below 0.5"
+                )));
+            }
             if batch == 0 {
                 return Err(Usage("--batch must be at least 1".into()));
             }
@@ -147,14 +156,17 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
                 seed,
                 threads,
                 lr_drop,
+                validation,
             })?;
             println!(
-                "wrote {} ({}) positions={} positions_per_s={:.0} loss={}",
+                "wrote {} ({}) positions={} positions_per_s={:.0} loss={} val_loss={}",
                 out.display(),
                 s.file_name,
                 s.positions,
                 s.positions_per_second,
-                s.last_loss.map_or("-".into(), |l| format!("{l:.6}"))
+                s.last_loss.map_or("-".into(), |l| format!("{l:.6}")),
+                s.last_validation_loss
+                    .map_or("-".into(), |l| format!("{l:.6}"))
             );
         }
     }

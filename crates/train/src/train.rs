@@ -55,6 +55,8 @@ pub struct TrainConfig {
     pub threads: usize,
     /// From this epoch (counted from 0) on, the learning rate is a tenth of `lr`.
     pub lr_drop: Option<u32>,
+    /// Share of the games held out to measure a validation loss after every epoch (0: none).
+    pub validation: f32,
 }
 
 /// Training positions, flattened: features of both perspectives, side to move's first.
@@ -65,6 +67,8 @@ pub struct Dataset {
     /// Position `i`'s features are `offsets[i]..offsets[i + 1]` of both lists.
     offsets: Vec<u32>,
     targets: Vec<f32>,
+    /// The index of each game's first position (empty: every position is a game of its own).
+    game_starts: Vec<u32>,
 }
 
 impl Dataset {
@@ -74,6 +78,30 @@ impl Dataset {
 
     pub fn is_empty(&self) -> bool {
         self.targets.is_empty()
+    }
+
+    /// Position indices for training and for validation. About `fraction` of the games are
+    /// held out, whole (a game's positions are alike, so holding out single positions would
+    /// flatter the validation loss); which ones depends only on the game's index.
+    pub fn split(&self, fraction: f32) -> (Vec<u32>, Vec<u32>) {
+        let held_out = |game: usize| {
+            let h = (game as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+            (h % 10_000) < (f64::from(fraction.clamp(0.0, 1.0)) * 10_000.0) as u64
+        };
+        let (mut train, mut val) = (Vec::new(), Vec::new());
+        let n = self.len();
+        let bounds: Vec<usize> = if self.game_starts.is_empty() {
+            (0..=n).collect()
+        } else {
+            let mut b: Vec<usize> = self.game_starts.iter().map(|&s| s as usize).collect();
+            b.push(n);
+            b
+        };
+        for (game, w) in bounds.windows(2).enumerate() {
+            let to = if held_out(game) { &mut val } else { &mut train };
+            to.extend(w[0] as u32..w[1] as u32);
+        }
+        (train, val)
     }
 
     fn features(&self, i: usize) -> (&[u16], &[u16]) {
@@ -102,6 +130,7 @@ pub fn load_dataset(paths: &[PathBuf], wdl: f32) -> Result<Dataset, Error> {
             );
         }
         for game in &file.games {
+            set.game_starts.push(set.len() as u32);
             let white_points = game.result.white_points();
             for rec in &game.positions {
                 let pos = Position::from_fen(&rec.fen).map_err(|e| Error::Format {
@@ -430,6 +459,22 @@ impl Trainer {
         (total / order.len().max(1) as f64) as f32
     }
 
+    /// The mean squared error over `idx`'s positions, without training.
+    pub fn loss(&self, set: &Dataset, idx: &[u32]) -> f32 {
+        let h = self.net.hidden;
+        let mut acc = vec![0.0f32; 2 * h];
+        let mut total = 0.0f64;
+        for &i in idx {
+            let (stm, nstm) = set.features(i as usize);
+            self.net.accumulate(stm, &mut acc[..h]);
+            self.net.accumulate(nstm, &mut acc[h..]);
+            let err =
+                sigmoid(output(&acc, &self.net.out_w, self.net.out_b)) - set.targets[i as usize];
+            total += f64::from(err * err);
+        }
+        (total / idx.len().max(1) as f64) as f32
+    }
+
     fn step(&mut self, grad: &mut FloatNet, touched: &mut [bool], list: &mut Vec<u16>, lr: f32) {
         let h = self.net.hidden;
         let a = &mut self.adam;
@@ -560,6 +605,7 @@ pub struct TrainSummary {
     pub file_name: String,
     pub positions_per_second: f64,
     pub last_loss: Option<f32>,
+    pub last_validation_loss: Option<f32>,
 }
 
 /// Trains (resuming from the checkpoint when there is one) and writes the network.
@@ -597,10 +643,23 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         }
         _ => Trainer::new(cfg.hidden, cfg.seed),
     };
-    let mut order: Vec<u32> = (0..set.len() as u32).collect();
+    let (mut order, held_out) = set.split(cfg.validation);
+    if order.is_empty() {
+        return Err(Error::Usage(
+            "--validation holds out every game: nothing is left to train on".into(),
+        ));
+    }
+    if !held_out.is_empty() {
+        eprintln!(
+            "train: {} positions for training, {} held out for validation",
+            order.len(),
+            held_out.len()
+        );
+    }
     let mut trained = 0usize;
     let mut seconds = 0.0;
     let mut last_loss = None;
+    let mut last_validation_loss = None;
     while trainer.epoch < cfg.epochs {
         // The shuffle depends on the epoch only, so a resumed run sees the same order.
         let mut rng = Rng::new(cfg.seed ^ u64::from(trainer.epoch).wrapping_mul(0x9E37_79B9));
@@ -615,14 +674,17 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads);
         let secs = start.elapsed().as_secs_f64();
         trainer.epoch += 1;
-        trained += set.len();
+        trained += order.len();
         seconds += secs;
         last_loss = Some(loss);
+        let val = (!held_out.is_empty()).then(|| trainer.loss(&set, &held_out));
+        last_validation_loss = val;
         eprintln!(
-            "train: epoch {}/{} loss {loss:.6} lr {lr:.1e} {:.0} positions/s",
+            "train: epoch {}/{} loss {loss:.6}{} lr {lr:.1e} {:.0} positions/s",
             trainer.epoch,
             cfg.epochs,
-            set.len() as f64 / secs.max(1e-9)
+            val.map_or(String::new(), |v| format!(" val_loss {v:.6}")),
+            order.len() as f64 / secs.max(1e-9)
         );
         let _ = std::io::stderr().flush();
         if let Some(path) = &cfg.checkpoint {
@@ -636,6 +698,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         file_name: net.file_name(),
         positions_per_second: trained as f64 / f64::max(seconds, 1e-9),
         last_loss,
+        last_validation_loss,
     })
 }
 
@@ -667,6 +730,37 @@ mod tests {
                 .push(sigmoid((ours as f32 - theirs as f32) * 0.5));
         }
         set
+    }
+
+    #[test]
+    fn validation_holds_out_whole_games() {
+        let mut set = toy_set(1000);
+        set.game_starts = (0..100).map(|g| g * 10).collect();
+        let (train, val) = set.split(0.2);
+        assert_eq!(train.len() + val.len(), 1000);
+        // Whole games: every held-out index's game is held out entirely.
+        assert!(
+            val.len() % 10 == 0 && (100..=300).contains(&val.len()),
+            "{}",
+            val.len()
+        );
+        for v in &val {
+            assert!(!train.contains(v));
+            let start = v - v % 10;
+            assert!((start..start + 10).all(|i| val.contains(&i)));
+        }
+        assert_eq!(set.split(0.0).1, Vec::<u32>::new());
+        // Without game boundaries each position is its own game.
+        set.game_starts.clear();
+        let (_, val) = set.split(0.5);
+        assert!((400..600).contains(&val.len()), "{}", val.len());
+        // The loss without training matches what an epoch starts from.
+        let t = Trainer::new(32, 3);
+        let all: Vec<u32> = (0..1000).collect();
+        let l = t.loss(&set, &all);
+        let mut copy = t.clone();
+        let first = copy.epoch(&set, &all, 1000, 0.0, 1);
+        assert!((l - first).abs() < 1e-6, "{l} {first}");
     }
 
     #[test]

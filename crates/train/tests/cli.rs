@@ -100,6 +100,9 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
             "2",
             "--lr-drop",
             "2",
+            // Of the 3 games, the game-index hash holds out the second.
+            "--validation",
+            "0.3",
             "--checkpoint",
             ckpt.to_str().unwrap(),
         ])
@@ -107,6 +110,10 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     let out = train("2");
     let log = ok(&out);
     assert!(log.contains("epoch 2/2 loss"), "{log}");
+    assert!(
+        log.contains("held out for validation") && log.contains(" val_loss 0."),
+        "{log}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let net = chess_nn::Network::load(&net_path).expect("the network loads");
     assert!(stdout.contains(&net.file_name()), "{stdout}");
@@ -160,6 +167,10 @@ fn bad_arguments_give_clear_errors() {
     let out = bin(&["train", "--data", "x", "--out", "y", "--hidden", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--hidden 100"));
+
+    let out = bin(&["train", "--data", "x", "--out", "y", "--validation", "0.5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--validation 0.5"));
 
     let out = bin(&["datagen", "--out", "x", "--games", "0", "--nodes", "5"]);
     assert_eq!(out.status.code(), Some(2));
