@@ -7,7 +7,7 @@ NET=${NET:-docs/matches/chnn-f64ce5341a0d.nnue}
 TAG=${TAG:-net1}
 E=${E:-target/release/chess-uci}
 python3 tools/match.py --engine $E --engine-option EvalFile=$NET --opponent $E --opponent-option EvalFile=hand \
-    --games 100 --tc 10+0.1 --pgn docs/matches/$TAG-a.pgn --resume > docs/matches/$TAG-a.log 2>&1 &
+    --games ${GAMES:-100} --tc 10+0.1 --pgn docs/matches/$TAG-a.pgn --resume > docs/matches/$TAG-a.log 2>&1 &
 python3 tools/match.py --engine $E --engine-option EvalFile=$NET --opponent $E --opponent-option EvalFile=hand \
-    --games 100 --tc 10+0.1 --pgn docs/matches/$TAG-b.pgn --random-plies 2 --seed 7 --resume > docs/matches/$TAG-b.log 2>&1 &
+    --games ${GAMES:-100} --tc 10+0.1 --pgn docs/matches/$TAG-b.pgn --random-plies 2 --seed 7 --resume > docs/matches/$TAG-b.log 2>&1 &
 wait
