@@ -13,7 +13,7 @@ use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
 use chess_search::batched;
-use chess_search::{EvalSource, Limits, Score, SearchResult, TranspositionTable};
+use chess_search::{EvalSource, Limits, Score, SearchResult, SplitMix64, TranspositionTable};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Request, Response, Status};
@@ -22,7 +22,7 @@ use crate::Config;
 use crate::jobs::{SearchJob, line_to_proto, response, run_search, score_to_proto, wdl_to_proto};
 use crate::pool::{Cancel, CancelOnDrop, Engines, Pool};
 use crate::review::{PositionValue, build_response};
-use crate::strength::{Level, MAX_ELO, MIN_ELO, SplitMix64};
+use crate::strength::{Level, MAX_ELO, MIN_ELO};
 
 /// The limits the service enforces.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@
 //! seed, position and level give the same move. These figures are a calibration starting
 //! point, not measured ratings.
 
-use chess_search::Score;
+use chess_search::{Score, SplitMix64};
 
 use crate::jobs::score_value;
 
@@ -70,39 +70,6 @@ impl Level {
             pick -= w;
         }
         0
-    }
-}
-
-/// A small seeded generator (SplitMix64): enough for choosing moves, and reproducible.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    /// A seed from the process's hash randomness and the clock, for calls that give none.
-    pub fn random_seed() -> u64 {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-            h.write_u128(d.as_nanos());
-        }
-        h.finish() | 1
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

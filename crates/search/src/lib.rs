@@ -33,6 +33,7 @@ mod history;
 mod movepick;
 mod nnue;
 mod params;
+mod rng;
 mod score;
 mod search;
 mod see;
@@ -46,6 +47,7 @@ pub use engine::{
 pub use eval::{Evaluator, HandEval, S};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
 pub use params::{EvalParams, Params};
+pub use rng::SplitMix64;
 pub use score::{MAX_PLY, Score};
 pub use see::{SEE_VALUE, see, see_ge};
 pub use tt::{Bound, TranspositionTable, TtEntry, score_from_tt, score_to_tt};

@@ -1,33 +1,12 @@
-//! A small seeded generator (SplitMix64): reproducible openings and shuffles without a
-//! dependency.
+//! The seeded generator of openings and shuffles (chess-search's SplitMix64), and the two
+//! draws training needs from it.
 
-/// SplitMix64: one `u64` of state, every seed valid.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub use chess_search::SplitMix64 as Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`; the modulo bias is negligible for small `n`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Uniform in `[-a, a)`.
-    pub fn uniform(&mut self, a: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        (unit * 2.0 - 1.0) * a
-    }
+/// Uniform in `[-a, a)`, with 24 bits of resolution.
+pub fn uniform(rng: &mut Rng, a: f32) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (unit * 2.0 - 1.0) * a
 }
 
 /// The seed of game number `index` of a run seeded with `seed`: each game differs, and a

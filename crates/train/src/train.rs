@@ -30,7 +30,7 @@ use chess_rules::{Color, Position};
 
 use crate::Error;
 use crate::data;
-use crate::rng::Rng;
+use crate::rng::{Rng, uniform};
 
 const QA: i32 = DEFAULT_QA;
 const QB: i32 = DEFAULT_QB;
@@ -170,9 +170,9 @@ impl FloatNet {
         let out = 1.0 / (2.0 * hidden as f32).sqrt();
         let mut net = FloatNet {
             hidden,
-            ft_w: (0..INPUTS * hidden).map(|_| rng.uniform(ft)).collect(),
+            ft_w: (0..INPUTS * hidden).map(|_| uniform(rng, ft)).collect(),
             ft_b: vec![0.0; hidden],
-            out_w: (0..2 * hidden).map(|_| rng.uniform(out)).collect(),
+            out_w: (0..2 * hidden).map(|_| uniform(rng, out)).collect(),
             out_b: 0.0,
         };
         net.clamp();

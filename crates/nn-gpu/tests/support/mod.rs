@@ -9,31 +9,8 @@ use chess_nn::{FeatureBatch, Network, NetworkParts};
 use chess_nn_gpu::{GpuBatch, GpuError, GpuOptions};
 use chess_rules::Position;
 
-/// SplitMix64: small, seeded, good enough to vary weights and moves.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+/// The project's seeded generator.
+pub use chess_search::SplitMix64 as Rng;
 
 /// Weight ranges of a test network.
 #[derive(Clone, Copy, Debug)]
