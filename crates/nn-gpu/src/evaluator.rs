@@ -621,12 +621,7 @@ impl BatchEvaluator for GpuBatch {
         features: &FeatureBatch,
         out: &mut [i32],
     ) -> Result<(), BackendError> {
-        if out.len() != features.len() {
-            return Err(BackendError::OutputLength {
-                expected: features.len(),
-                found: out.len(),
-            });
-        }
+        BackendError::check_output(features, out)?;
         self.evaluate(features, out).map_err(BackendError::from)
     }
 

@@ -63,12 +63,7 @@ impl BatchEvaluator for CpuBatch {
         features: &FeatureBatch,
         out: &mut [i32],
     ) -> Result<(), BackendError> {
-        if out.len() != features.len() {
-            return Err(BackendError::OutputLength {
-                expected: features.len(),
-                found: out.len(),
-            });
-        }
+        BackendError::check_output(features, out)?;
         for (i, o) in out.iter_mut().enumerate() {
             *o = self
                 .net
