@@ -2,15 +2,16 @@
 //! answers as the incremental CPU backend, leaves from concurrent calls sharing batches, bulk
 //! evaluation, reviews, cancellation, and the network they need.
 
-use std::time::{Duration, Instant};
-
 use chess_integration_tests::{Service, TempDir};
 use chess_proto::v1::{
     AnalyzeResponse, EvaluatePositionsRequest, Judgement, ReviewGameRequest, SearchLimits,
 };
 
 use crate::runtime;
-use crate::search::{ITALIAN, SCHOLAR, analyze, client, depth, metric, search_service};
+use crate::search::{
+    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, metric, search_service,
+    wait_for_active_searches, wait_until_cancelled,
+};
 
 const FENS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -174,35 +175,12 @@ fn cancelled_batched_searches_stop() {
             let mut c = c.clone();
             running.push(tokio::spawn(async move { c.analyze(long()).await }));
         }
-        let started = Instant::now();
-        while metric(&svc.scrape_metrics(), "chess_search_active_searches", "") < 3.0 {
-            assert!(started.elapsed() < Duration::from_secs(10), "never started");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        wait_for_active_searches(&svc, 3.0).await;
         for r in running {
             r.abort();
         }
-        let started = Instant::now();
-        loop {
-            let text = svc.scrape_metrics();
-            if metric(&text, "chess_search_active_searches", "") == 0.0
-                && metric(&text, "chess_search_cancelled_total", "") >= 3.0
-            {
-                let count = metric(&text, "chess_search_cancel_stop_seconds_count", "");
-                let fast = metric(
-                    &text,
-                    "chess_search_cancel_stop_seconds_bucket",
-                    "le=\"0.05\"",
-                );
-                assert_eq!(fast, count, "a search took over 50 ms to stop:\n{text}");
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "searches still running:\n{text}"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let text = wait_until_cancelled(&svc, 3.0).await;
+        assert_cancels_stopped_fast(&text);
         let mut c = c.clone();
         c.analyze(analyze("", depth(3), 1)).await.unwrap();
     });

@@ -71,6 +71,50 @@ pub(crate) fn metric(text: &str, name: &str, with: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Waits (at most 10 s) until at least `n` searches run.
+pub(crate) async fn wait_for_active_searches(svc: &Service, n: f64) {
+    let started = Instant::now();
+    while metric(&svc.scrape_metrics(), "chess_search_active_searches", "") < n {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "fewer than {n} searches ever ran at once"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits (at most 5 s) until no search runs or waits and at least `cancelled` searches were
+/// cancelled; returns the metrics text of that moment.
+pub(crate) async fn wait_until_cancelled(svc: &Service, cancelled: f64) -> String {
+    let started = Instant::now();
+    loop {
+        let text = svc.scrape_metrics();
+        if metric(&text, "chess_search_active_searches", "") == 0.0
+            && metric(&text, "chess_search_queue_depth", "") == 0.0
+            && metric(&text, "chess_search_cancelled_total", "") >= cancelled
+        {
+            return text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "searches still running:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Every cancelled search let go of its worker within 50 ms; returns how many were timed.
+pub(crate) fn assert_cancels_stopped_fast(text: &str) -> f64 {
+    let count = metric(text, "chess_search_cancel_stop_seconds_count", "");
+    let fast = metric(
+        text,
+        "chess_search_cancel_stop_seconds_bucket",
+        "le=\"0.05\"",
+    );
+    assert_eq!(fast, count, "a search took over 50 ms to stop:\n{text}");
+    count
+}
+
 #[test]
 fn analysis_lines_are_complete_and_ordered() {
     let dir = TempDir::new("search-analyze");
@@ -525,15 +569,7 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
         let first = tokio::spawn(async move { c1.analyze(long()).await });
         let mut c2 = c.clone();
         let second = tokio::spawn(async move { c2.analyze(long()).await });
-        let metrics = || svc.scrape_metrics();
-        let started = Instant::now();
-        while metric(&metrics(), "chess_search_active_searches", "") < 1.0 {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "the first search never started"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        wait_for_active_searches(&svc, 1.0).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         // The third is refused at once.
         let mut c3 = c.clone();
@@ -549,21 +585,7 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
         // Dropping the calls (the client goes away) stops the running search and the queued one.
         first.abort();
         second.abort();
-        let started = Instant::now();
-        loop {
-            let text = metrics();
-            if metric(&text, "chess_search_active_searches", "") == 0.0
-                && metric(&text, "chess_search_queue_depth", "") == 0.0
-                && metric(&text, "chess_search_cancelled_total", "") >= 1.0
-            {
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "searches still running:\n{text}"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        wait_until_cancelled(&svc, 1.0).await;
 
         // An expired deadline cancels too.
         let mut c4 = c.clone();
@@ -579,29 +601,8 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
         let mut stream = c5.analyze_stream(long()).await.unwrap().into_inner();
         let _ = stream.message().await;
         drop(stream);
-        let started = Instant::now();
-        loop {
-            let text = metrics();
-            if metric(&text, "chess_search_active_searches", "") == 0.0
-                && metric(&text, "chess_search_cancelled_total", "") >= 3.0
-            {
-                // Every cancelled search let go of its worker within 50 ms.
-                let count = metric(&text, "chess_search_cancel_stop_seconds_count", "");
-                let fast = metric(
-                    &text,
-                    "chess_search_cancel_stop_seconds_bucket",
-                    "le=\"0.05\"",
-                );
-                assert!(count >= 2.0, "{text}");
-                assert_eq!(fast, count, "a search took over 50 ms to stop:\n{text}");
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "searches still running:\n{text}"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let text = wait_until_cancelled(&svc, 3.0).await;
+        assert!(assert_cancels_stopped_fast(&text) >= 2.0, "{text}");
         // The service is free again.
         let mut c6 = c.clone();
         c6.analyze(analyze("", depth(2), 1)).await.unwrap();
