@@ -10,16 +10,24 @@ use crate::Error;
 use crate::data::{self, GameRecord, GameResult, Record};
 use crate::rng::{Rng, game_seed};
 
-/// Settings of a `datagen` run.
-#[derive(Clone, Debug)]
+/// Settings of a `datagen` run (also its command line).
+#[derive(Clone, Debug, clap::Args)]
 pub struct DatagenConfig {
+    #[arg(long)]
     pub out: PathBuf,
-    /// Games the file should hold when the run ends.
+    /// Games the file should hold at the end (those already there count).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
+    /// Search nodes per move.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
+    /// Random legal plies that open each game.
+    #[arg(long, default_value_t = 8)]
     pub random_plies: u32,
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Print a progress line every this many games.
+    /// Progress line every this many games.
+    #[arg(long, default_value_t = 10)]
     pub report_every: u64,
 }
 

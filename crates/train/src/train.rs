@@ -39,23 +39,38 @@ const SCALE: i32 = DEFAULT_SCALE;
 pub const FT_LIMIT: i32 = i16::MAX as i32 / (MAX_ACTIVE as i32 + 1);
 const OUT_BUDGET: i32 = i32::MAX / SCALE / 2;
 
-/// Settings of a `train` run.
-#[derive(Clone, Debug)]
+/// Settings of a `train` run (also its command line; `chess-train` checks the values).
+#[derive(Clone, Debug, clap::Args)]
 pub struct TrainConfig {
+    #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
+    #[arg(long)]
     pub out: PathBuf,
+    /// Neurons per perspective: a multiple of 16 from 16 to 1024.
+    #[arg(long, default_value_t = 256)]
     pub hidden: usize,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
+    #[arg(long, default_value_t = 0.001)]
     pub lr: f32,
+    /// Weight of the game result in the target (the rest is the search score).
+    #[arg(long, default_value_t = 0.3)]
     pub wdl: f32,
+    #[arg(long, default_value_t = 1024)]
     pub batch: usize,
+    /// Checkpoint written after each epoch and resumed from when present.
+    #[arg(long)]
     pub checkpoint: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Threads summing each batch's gradient.
+    /// Threads summing each batch's gradient, 1 to 256 (default: the machine's cores).
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, usize::from))]
     pub threads: usize,
-    /// From this epoch (counted from 0) on, the learning rate is a tenth of `lr`.
+    /// From this epoch (counted from 0) on, train at a tenth of --lr.
+    #[arg(long)]
     pub lr_drop: Option<u32>,
-    /// Share of the games held out to measure a validation loss after every epoch (0: none).
+    /// Share of the games held out for a validation loss after every epoch (0: none).
+    #[arg(long, default_value_t = 0.02)]
     pub validation: f32,
 }
 
