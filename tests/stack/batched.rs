@@ -9,8 +9,8 @@ use chess_proto::v1::{
 
 use crate::runtime;
 use crate::search::{
-    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, metric, search_service,
-    wait_for_active_searches, wait_until_cancelled,
+    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, long_analysis, metric,
+    search_service, wait_for_active_searches, wait_until_cancelled,
 };
 
 const FENS: &[&str] = &[
@@ -160,20 +160,12 @@ fn cancelled_batched_searches_stop() {
     let svc = backend(&dir, "cpu-batched");
     runtime().block_on(async {
         let c = client(&svc).await;
-        let long = || {
-            analyze(
-                "",
-                Some(SearchLimits {
-                    time_ms: 20_000,
-                    ..SearchLimits::default()
-                }),
-                1,
-            )
-        };
         let mut running = Vec::new();
         for _ in 0..3 {
             let mut c = c.clone();
-            running.push(tokio::spawn(async move { c.analyze(long()).await }));
+            running.push(tokio::spawn(
+                async move { c.analyze(long_analysis()).await },
+            ));
         }
         wait_for_active_searches(&svc, 3.0).await;
         for r in running {

@@ -71,6 +71,18 @@ pub(crate) fn metric(text: &str, name: &str, with: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// An analysis of the start position that runs 20 s unless stopped.
+pub(crate) fn long_analysis() -> AnalyzeRequest {
+    analyze(
+        "",
+        Some(SearchLimits {
+            time_ms: 20_000,
+            ..SearchLimits::default()
+        }),
+        1,
+    )
+}
+
 /// Waits (at most 10 s) until at least `n` searches run.
 pub(crate) async fn wait_for_active_searches(svc: &Service, n: f64) {
     let started = Instant::now();
@@ -554,27 +566,17 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
     let svc = search_service(&dir, &["--workers", "1", "--queue", "1"]);
     runtime().block_on(async {
         let c = client(&svc).await;
-        let long = || {
-            analyze(
-                "",
-                Some(SearchLimits {
-                    time_ms: 20_000,
-                    ..SearchLimits::default()
-                }),
-                1,
-            )
-        };
         // Two calls take the worker and the queue place.
         let mut c1 = c.clone();
-        let first = tokio::spawn(async move { c1.analyze(long()).await });
+        let first = tokio::spawn(async move { c1.analyze(long_analysis()).await });
         let mut c2 = c.clone();
-        let second = tokio::spawn(async move { c2.analyze(long()).await });
+        let second = tokio::spawn(async move { c2.analyze(long_analysis()).await });
         wait_for_active_searches(&svc, 1.0).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         // The third is refused at once.
         let mut c3 = c.clone();
         let asked = Instant::now();
-        let s = c3.analyze(long()).await.unwrap_err();
+        let s = c3.analyze(long_analysis()).await.unwrap_err();
         assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
         assert!(
             asked.elapsed() < Duration::from_secs(2),
@@ -589,7 +591,7 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
 
         // An expired deadline cancels too.
         let mut c4 = c.clone();
-        let mut req = tonic::Request::new(long());
+        let mut req = tonic::Request::new(long_analysis());
         req.set_timeout(Duration::from_millis(300));
         let s = c4.analyze(req).await.unwrap_err();
         assert!(
@@ -598,7 +600,11 @@ fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
         );
         // A streaming call dropped mid-search.
         let mut c5 = c.clone();
-        let mut stream = c5.analyze_stream(long()).await.unwrap().into_inner();
+        let mut stream = c5
+            .analyze_stream(long_analysis())
+            .await
+            .unwrap()
+            .into_inner();
         let _ = stream.message().await;
         drop(stream);
         let text = wait_until_cancelled(&svc, 3.0).await;
