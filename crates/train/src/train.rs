@@ -72,6 +72,11 @@ pub struct TrainConfig {
     /// Share of the games held out for a validation loss after every epoch (0: none).
     #[arg(long, default_value_t = 0.02)]
     pub validation: f32,
+    /// Also train on each position without castling rights mirrored left to right (files a
+    /// and h swapped). Such a position and its mirror image have the same value under the
+    /// rules, so the copy carries the same target. Validation uses the originals only.
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 /// Training positions, flattened: features of both perspectives, side to move's first.
@@ -84,6 +89,8 @@ pub struct Dataset {
     targets: Vec<f32>,
     /// The index of each game's first position (empty: every position is a game of its own).
     game_starts: Vec<u32>,
+    /// Whether each position is a mirrored copy (`--mirror`); empty when none is.
+    mirrored: Vec<bool>,
 }
 
 impl Dataset {
@@ -112,9 +119,14 @@ impl Dataset {
             b.push(n);
             b
         };
+        let copy = |i: u32| self.mirrored.get(i as usize).copied().unwrap_or(false);
         for (game, w) in bounds.windows(2).enumerate() {
-            let to = if held_out(game) { &mut val } else { &mut train };
-            to.extend(w[0] as u32..w[1] as u32);
+            let range = w[0] as u32..w[1] as u32;
+            if held_out(game) {
+                val.extend(range.filter(|&i| !copy(i)));
+            } else {
+                train.extend(range);
+            }
         }
         (train, val)
     }
@@ -129,8 +141,14 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Loads the data files and computes each position's features and target.
-pub fn load_dataset(paths: &[PathBuf], wdl: f32) -> Result<Dataset, Error> {
+/// The feature of the same piece on the square mirrored left to right (file a <-> h).
+fn mirror_feature(f: u16) -> u16 {
+    f ^ 7
+}
+
+/// Loads the data files and computes each position's features and target; with `mirror`,
+/// each position without castling rights is followed by its mirror image (same target).
+pub fn load_dataset(paths: &[PathBuf], wdl: f32, mirror: bool) -> Result<Dataset, Error> {
     let mut set = Dataset {
         offsets: vec![0],
         ..Dataset::default()
@@ -163,6 +181,19 @@ pub fn load_dataset(paths: &[PathBuf], wdl: f32) -> Result<Dataset, Error> {
                 set.offsets.push(set.stm.len() as u32);
                 let target = (1.0 - wdl) * sigmoid(score / SCALE as f32) + wdl * result;
                 set.targets.push(target);
+                if mirror {
+                    set.mirrored.push(false);
+                    if pos.castling_rights().is_empty() {
+                        let r = set.offsets[set.len() - 1] as usize..set.stm.len();
+                        for i in r {
+                            set.stm.push(mirror_feature(set.stm[i]));
+                            set.nstm.push(mirror_feature(set.nstm[i]));
+                        }
+                        set.offsets.push(set.stm.len() as u32);
+                        set.targets.push(target);
+                        set.mirrored.push(true);
+                    }
+                }
             }
         }
     }
@@ -625,7 +656,7 @@ pub struct TrainSummary {
 
 /// Trains (resuming from the checkpoint when there is one) and writes the network.
 pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
-    let set = load_dataset(&cfg.data, cfg.wdl)?;
+    let set = load_dataset(&cfg.data, cfg.wdl, cfg.mirror)?;
     if set.is_empty() {
         return Err(Error::Usage("the data files hold no positions".into()));
     }
@@ -663,6 +694,10 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         return Err(Error::Usage(
             "--validation holds out every game: nothing is left to train on".into(),
         ));
+    }
+    let copies = set.mirrored.iter().filter(|&&m| m).count();
+    if copies > 0 {
+        eprintln!("train: {copies} of them are mirror images (--mirror)");
     }
     if !held_out.is_empty() {
         eprintln!(
@@ -745,6 +780,58 @@ mod tests {
                 .push(sigmoid((ours as f32 - theirs as f32) * 0.5));
         }
         set
+    }
+
+    #[test]
+    fn mirror_adds_the_mirror_image_of_positions_without_castling_rights() {
+        use crate::data::{self, GameRecord, GameResult, Record};
+        let path =
+            std::env::temp_dir().join(format!("chess-train-mirror-{}.bin", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let (mut out, _) = data::open_for_append(&path).unwrap();
+        let rec = |fen: &str, score| Record {
+            fen: fen.into(),
+            score,
+        };
+        // One game: a position with castling rights (kept once), then two without (each
+        // followed by its mirror image).
+        out.append(&GameRecord {
+            result: GameResult::WhiteWin,
+            positions: vec![
+                rec("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", 10),
+                rec("4k3/8/8/8/8/8/1P6/N3K3 w - - 0 1", 150),
+                rec("4k3/8/8/8/8/8/1P6/N3K3 b - - 0 1", -150),
+            ],
+        })
+        .unwrap();
+        drop(out);
+        let plain = load_dataset(std::slice::from_ref(&path), 0.3, false).unwrap();
+        let set = load_dataset(std::slice::from_ref(&path), 0.3, true).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(plain.len(), 3);
+        assert_eq!(set.len(), 5);
+        assert_eq!(set.mirrored, [false, false, true, false, true]);
+        // The copy is the mirrored position: its features are those of the mirrored FEN.
+        let mirrored = Position::from_fen("3k4/8/8/8/8/8/6P1/3K3N w - - 0 1").unwrap();
+        let (stm, nstm) = set.features(2);
+        let mut want = chess_nn::active_features(&mirrored, Color::White);
+        let mut got = stm.to_vec();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        let mut want = chess_nn::active_features(&mirrored, Color::Black);
+        let mut got = nstm.to_vec();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(set.targets[2], set.targets[1]);
+        assert_eq!(set.targets[4], set.targets[3]);
+        assert_ne!(set.targets[1], set.targets[3]);
+        // Validation never sees a copy; training sees every position.
+        // (The one game is held out at a fraction of 0.9, kept at 0.)
+        assert_eq!(set.split(0.9), (vec![], vec![0, 1, 3]));
+        assert_eq!(plain.split(0.9), (vec![], vec![0, 1, 2]));
+        assert_eq!(set.split(0.0), (vec![0, 1, 2, 3, 4], vec![]));
     }
 
     #[test]
