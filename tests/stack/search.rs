@@ -445,7 +445,7 @@ fn a_review_judges_the_moves_and_annotates_the_game() {
 #[test]
 fn static_evaluation_of_many_positions() {
     let dir = TempDir::new("search-eval");
-    let svc = search_service(&dir, &["--workers", "1"]);
+    let svc = search_service(&dir, &["--workers", "1", "--eval-file", "hand"]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let fens = vec![
@@ -654,9 +654,10 @@ fn analysis_through_the_gateway() {
 }
 
 #[test]
-fn the_network_evaluation_is_selected_by_flag_and_a_bad_file_is_refused() {
+fn the_network_evaluation_is_the_default_and_a_bad_file_is_refused() {
     let dir = TempDir::new("search-eval-file");
-    let svc = search_service(&dir, &["--workers", "1", "--eval-file", "default"]);
+    // No --eval-file: the embedded network.
+    let svc = search_service(&dir, &["--workers", "1"]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let r = c

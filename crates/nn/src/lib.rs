@@ -26,9 +26,8 @@
 //! assert_eq!(net.evaluate_accumulator(&acc, next.turn()), net.evaluate(&next));
 //! ```
 //!
-//! The default network embedded here is a hand-initialised placeholder, not a trained network:
-//! `cargo run -p chess-search --example make_default_network` builds it from the hand-written evaluation's
-//! material and piece-square tables (see that example for how).
+//! The default network embedded here is trained by `chess-train` from our engine's self-play;
+//! `docs/network.md` gives its data, training settings and match result.
 
 mod accumulator;
 mod batch;

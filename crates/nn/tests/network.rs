@@ -221,12 +221,10 @@ fn files_are_named_by_their_content_hash() {
 }
 
 #[test]
-fn the_embedded_network_is_the_placeholder_and_named_by_its_hash() {
+fn the_embedded_network_is_named_by_its_hash() {
     let net = Network::default_network();
     assert_eq!(net.to_bytes(), DEFAULT_NETWORK_BYTES);
     assert_eq!(net.file_name(), DEFAULT_NETWORK_FILE);
-    // That the file is what its generator makes is checked in chess-search
-    // (tests/default_network.rs), where the generator lives next to the evaluation it copies.
     assert_eq!(
         (net.hidden(), net.qa(), net.qb(), net.scale()),
         (256, 255, 64, 400)
@@ -237,26 +235,34 @@ fn the_embedded_network_is_the_placeholder_and_named_by_its_hash() {
 fn the_default_network_plays_sensibly() {
     let net = Network::default_network();
     let eval = |fen: &str| net.evaluate(&Position::from_fen(fen).unwrap());
-    assert_eq!(
-        eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-        0
-    );
-    // A queen up, from either side to move.
+    // The start position is about level.
+    let start = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert!(start.abs() < 100, "{start}");
+    // A queen up is winning, from either side to move.
     let up = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
-    assert!((900..1100).contains(&up), "{up}");
-    assert_eq!(
-        eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"),
-        -up
+    assert!(up > 500, "{up}");
+    let down = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+    assert!(down < -500, "{down}");
+    // Material in order: a rook up beats a knight up beats a pawn up beats level.
+    let rook = eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K3 w - - 0 1");
+    let knight = eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/1N2K3 w - - 0 1");
+    let pawn = eval("4k3/ppppppp1/8/8/8/8/PPPPPPPP/4K3 w - - 0 1");
+    let level = eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1");
+    assert!(
+        rook > knight && knight > pawn && pawn > level,
+        "{rook} {knight} {pawn} {level}"
     );
-    // Development and centre pawns count; a knight on the rim does not.
-    assert!(eval("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1") < 0);
-    let centre = eval("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
-    let rim = eval("4k3/8/8/8/N7/8/8/4K3 w - - 0 1");
-    assert!(centre > rim && rim > 200, "{centre} {rim}");
-    // In the endgame the king belongs in the centre.
-    let active = eval("8/8/8/3k4/8/8/8/4K2R b - - 0 1");
-    let passive = eval("k7/8/8/8/8/8/8/4K2R b - - 0 1");
-    assert!(active > passive, "{active} {passive}");
+    // A queen is worth more than a rook, and two minor pieces more than a pawn.
+    let queen = eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1");
+    let minors = eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/1NB1K3 w - - 0 1");
+    assert!(
+        queen > rook && minors > pawn,
+        "{queen} {rook} {minors} {pawn}"
+    );
+    // A pawn about to promote is worth more than one at home.
+    let far = eval("4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
+    let near = eval("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    assert!(near > far, "{near} {far}");
     // Exactly colour-symmetric.
     for fen in common::START_FENS {
         let pos = Position::from_fen(fen).unwrap();

@@ -91,9 +91,9 @@ pub struct Config {
     #[arg(long, env = "CHESS_SEARCH_REVIEW_NODES", default_value_t = 200_000)]
     pub review_nodes: u64,
 
-    /// The evaluation: `hand` (the hand-written one), `default` (the network embedded in the
-    /// binary) or the path of a network file.
-    #[arg(long, env = "CHESS_SEARCH_EVAL_FILE", default_value = "hand")]
+    /// The evaluation: `default` (the trained network embedded in the binary), `hand` (the
+    /// hand-written one) or the path of a network file.
+    #[arg(long, env = "CHESS_SEARCH_EVAL_FILE", default_value = "default")]
     pub eval_file: String,
 
     /// Workers one review or batch may use at once (0: all of them).

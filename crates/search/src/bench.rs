@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use chess_rules::Position;
 
 use crate::engine::{Engine, EngineOptions, Limits};
+use crate::nnue::EvalSource;
 
 /// Default bench depth.
 pub const BENCH_DEPTH: u32 = 12;
@@ -65,19 +66,30 @@ pub struct BenchReport {
     pub nps: u64,
 }
 
-/// Searches every bench position to `depth`; `on_position(index, fen, nodes)` hears about each.
+/// Searches every bench position to `depth` with the default evaluation (the embedded
+/// network); `on_position(index, fen, nodes)` hears about each.
 ///
 /// ```
 /// let report = chess_search::bench::run(1, |_, _, _| {});
 /// assert_eq!(report.positions, chess_search::bench::BENCH_POSITIONS.len());
 /// assert!(report.nodes > 0);
 /// ```
-pub fn run(depth: u32, mut on_position: impl FnMut(usize, &str, u64)) -> BenchReport {
-    let mut engine = Engine::new(EngineOptions {
+pub fn run(depth: u32, on_position: impl FnMut(usize, &str, u64)) -> BenchReport {
+    run_with(depth, &EvalSource::default(), on_position)
+}
+
+/// [`run`] with `source` evaluating: the same positions, depth, hash (16 MiB) and one thread.
+pub fn run_with(
+    depth: u32,
+    source: &EvalSource,
+    mut on_position: impl FnMut(usize, &str, u64),
+) -> BenchReport {
+    let options = EngineOptions {
         hash_mb: 16,
         threads: 1,
         ..EngineOptions::default()
-    });
+    };
+    let mut engine = Engine::with_source(options, source.clone());
     let mut nodes = 0;
     let mut searching = Duration::ZERO;
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {

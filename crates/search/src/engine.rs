@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 
 use chess_rules::{Move, Position};
 
-use crate::eval::{Evaluator, HandEval};
+use crate::eval::Evaluator;
 use crate::nnue::EvalSource;
 use crate::params::Params;
 use crate::score::Score;
@@ -116,12 +116,11 @@ pub const OPTIONS: &[OptionSpec] = &[
         name: "Ponder",
         kind: OptionKind::Check { default: false },
     },
-    // `hand` (the hand-written evaluation), `default` (the embedded network) or the path of
-    // a network file. The hand-written evaluation stays the default until a trained network
-    // beats it in a match.
+    // `default` (the embedded trained network), `hand` (the hand-written evaluation) or the
+    // path of a network file.
     OptionSpec {
         name: "EvalFile",
-        kind: OptionKind::String { default: "hand" },
+        kind: OptionKind::String { default: "default" },
     },
 ];
 
@@ -389,7 +388,7 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     workers: Arc<Vec<Mutex<Worker>>>,
     eval_factory: EvalFactory,
-    /// What `EvalFile` last selected (hand-written until set).
+    /// What `EvalFile` last selected.
     eval_source: EvalSource,
     last: Option<Arc<Control>>,
 }
@@ -407,9 +406,17 @@ fn lock(m: &Mutex<Worker>) -> MutexGuard<'_, Worker> {
 }
 
 impl Engine {
-    /// An engine with the hand-written evaluation.
+    /// An engine with the default evaluation: the embedded network (`EvalFile` `default`).
     pub fn new(options: EngineOptions) -> Engine {
-        Engine::with_evaluator(options, || Box::new(HandEval::default()))
+        Engine::with_source(options, EvalSource::default())
+    }
+
+    /// An engine evaluating with `source` (what `EvalFile` selects).
+    pub fn with_source(options: EngineOptions, source: EvalSource) -> Engine {
+        let s = source.clone();
+        let mut engine = Engine::with_evaluator(options, move || s.make());
+        engine.eval_source = source;
+        engine
     }
 
     /// An engine whose threads each get an evaluator from `factory`.
@@ -450,8 +457,8 @@ impl Engine {
         self.eval_source = source;
     }
 
-    /// What `EvalFile` selected: the hand-written evaluation (also after
-    /// [`Engine::with_evaluator`] or [`Engine::set_evaluator`]) or a network.
+    /// What `EvalFile` selected: a network or the hand-written evaluation (the latter also
+    /// after [`Engine::with_evaluator`], which names no source).
     pub fn eval_source(&self) -> &EvalSource {
         &self.eval_source
     }

@@ -227,6 +227,13 @@ pub enum EvalSource {
     Network(Arc<Network>),
 }
 
+/// The default evaluation: the embedded network (`EvalFile` `default`).
+impl Default for EvalSource {
+    fn default() -> EvalSource {
+        EvalSource::Network(Network::default_network())
+    }
+}
+
 impl EvalSource {
     /// `hand` (the hand-written evaluation), `default` (the embedded network), or the path of
     /// a network file; case-insensitive for the two words.

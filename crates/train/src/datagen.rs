@@ -1,10 +1,10 @@
-//! Self-play with the engine's hand-written evaluation at a fixed node count per move.
+//! Self-play at a fixed node count per move, with the evaluation `--eval-file` names.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_rules::{Color, Game, Move, Position};
-use chess_search::{Engine, EngineOptions, Limits, Score};
+use chess_search::{Engine, EngineOptions, EvalSource, Limits, Score};
 
 use crate::Error;
 use crate::data::{self, GameRecord, GameResult, Record};
@@ -29,6 +29,10 @@ pub struct DatagenConfig {
     /// Progress line every this many games.
     #[arg(long, default_value_t = 10)]
     pub report_every: u64,
+    /// The evaluation the games are played and scored with: `hand` (the hand-written
+    /// evaluation), `default` (the embedded network) or a network file.
+    #[arg(long, default_value = "default")]
+    pub eval_file: String,
 }
 
 /// Adjudication: a side this far ahead (centipawns, or any mate score) for
@@ -64,11 +68,15 @@ pub fn run(cfg: &DatagenConfig) -> Result<DatagenSummary, Error> {
         cfg.games.saturating_sub(before),
         cfg.nodes
     );
-    let mut engine = Engine::new(EngineOptions {
+    let source = EvalSource::from_option(&cfg.eval_file)
+        .map_err(|e| Error::Usage(format!("--eval-file {:?}: {e}", cfg.eval_file)))?;
+    eprintln!("datagen: evaluation: {}", source.describe());
+    let options = EngineOptions {
         hash_mb: 4,
         threads: 1,
         ..EngineOptions::default()
-    });
+    };
+    let mut engine = Engine::with_source(options, source);
     let start = Instant::now();
     let mut positions = 0u64;
     let mut played = 0u64;

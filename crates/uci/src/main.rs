@@ -1,6 +1,6 @@
 //! `chess-uci`: the engine over UCI on stdin/stdout. `chess-uci bench [depth [evalfile]]` runs
-//! the bench (with the hand-written evaluation, or what `evalfile` names as the `EvalFile`
-//! option would: `default` or a network file) and exits.
+//! the bench (with the embedded network, or what `evalfile` names as the `EvalFile` option
+//! would: `hand`, `default` or a network file) and exits.
 
 #![forbid(unsafe_code)]
 
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
                 Some(d) => d.parse().ok().filter(|d| (1..=64).contains(d)),
             };
             let source = match args.get(2) {
-                None => Ok(EvalSource::Hand),
+                None => Ok(EvalSource::default()),
                 Some(v) => EvalSource::from_option(v),
             };
             match (depth, source) {

@@ -82,63 +82,21 @@ pub fn run(input: impl BufRead + Send + 'static, out: Output) {
     uci.finish_search();
 }
 
-/// Runs the bench with `source` evaluating and prints its report, `Nodes searched` and
-/// `Nodes/second` last. With the hand-written evaluation this is exactly [`bench::run`]; with
-/// a network the report starts with an `Evaluation:` line.
+/// Runs the bench ([`bench::run_with`]) with `source` evaluating and prints its report: the
+/// evaluation first, `Nodes searched` and `Nodes/second` last.
 pub fn print_bench(depth: u32, source: &EvalSource, out: &Output) {
     let total = bench::BENCH_POSITIONS.len();
-    let on_position = |i: usize, fen: &str, nodes: u64| {
+    out.line(&format!("Evaluation: {}", source.describe()));
+    let report = bench::run_with(depth, source, |i, fen, nodes| {
         out.line(&format!(
             "Position {:>2}/{total}: {nodes:>10} nodes  {fen}",
             i + 1
         ));
-    };
-    let report = match source {
-        EvalSource::Hand => bench::run(depth, on_position),
-        EvalSource::Network(_) => {
-            out.line(&format!("Evaluation: {}", source.describe()));
-            bench_with(depth, source, on_position)
-        }
-    };
+    });
     out.line("===========================");
     out.line(&format!("Total time (ms): {}", report.elapsed_ms));
     out.line(&format!("Nodes searched: {}", report.nodes));
     out.line(&format!("Nodes/second: {}", report.nps));
-}
-
-/// [`bench::run`] with another evaluation: the same positions, depth, hash and threads.
-fn bench_with(
-    depth: u32,
-    source: &EvalSource,
-    mut on_position: impl FnMut(usize, &str, u64),
-) -> bench::BenchReport {
-    let mut engine = Engine::new(EngineOptions {
-        hash_mb: 16,
-        threads: 1,
-        ..EngineOptions::default()
-    });
-    engine.set_eval_source(source.clone());
-    let mut nodes = 0;
-    let mut searching = std::time::Duration::ZERO;
-    for (i, fen) in bench::BENCH_POSITIONS.iter().enumerate() {
-        let Ok(pos) = Position::from_fen(fen) else {
-            continue;
-        };
-        engine.new_game();
-        let start = std::time::Instant::now();
-        let result = engine.search(&pos, &[], Limits::depth(depth));
-        searching += start.elapsed();
-        let n = result.lines.first().map_or(0, |l| l.nodes);
-        nodes += n;
-        on_position(i, fen, n);
-    }
-    let elapsed_ms = searching.as_millis() as u64;
-    bench::BenchReport {
-        positions: bench::BENCH_POSITIONS.len(),
-        nodes,
-        elapsed_ms,
-        nps: nodes * 1000 / elapsed_ms.max(1),
-    }
 }
 
 impl Uci {
@@ -451,9 +409,25 @@ mod tests {
         uci.handle("uci");
         assert!(
             buf.take()
-                .contains("option name EvalFile type string default hand\n")
+                .contains("option name EvalFile type string default default\n")
         );
+        // The embedded network evaluates from the start.
+        assert!(matches!(uci.engine.eval_source(), EvalSource::Network(_)));
+        uci.handle("eval");
+        let start_eval = buf.take();
+        let cp: i32 = start_eval
+            .strip_prefix("info string static eval ")
+            .and_then(|t| t.strip_suffix(" cp (side to move)\n"))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("{start_eval}"));
+        // The start position is about level (the side to move's small edge is the network's).
+        assert!(cp.abs() < 100, "{cp}");
 
+        uci.handle("setoption name EvalFile value hand");
+        assert_eq!(
+            buf.take(),
+            "info string evaluation: hand-written evaluation\n"
+        );
         uci.handle("setoption name EvalFile value default");
         let text = buf.take();
         assert!(
@@ -462,8 +436,7 @@ mod tests {
             "{text}"
         );
         uci.handle("eval");
-        // The placeholder network is colour-symmetric: the start position is level.
-        assert_eq!(buf.take(), "info string static eval 0 cp (side to move)\n");
+        assert_eq!(buf.take(), start_eval);
         uci.handle("position startpos moves e2e4 e7e5 d1h5 b8c6 h5e5");
         uci.handle("go depth 4");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);

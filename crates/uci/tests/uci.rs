@@ -316,6 +316,19 @@ fn bench_on_the_command_line() {
     assert!(lines[n - 1].starts_with("Nodes/second: "), "{text}");
     let nodes: u64 = lines[n - 2]["Nodes searched: ".len()..].parse().unwrap();
     assert!(nodes > 1000);
+    // The embedded network by default; `hand` names the hand-written evaluation.
+    assert!(lines[0].starts_with("Evaluation: network chnn-"), "{text}");
+    let hand = Command::new(env!("CARGO_BIN_EXE_chess-uci"))
+        .args(["bench", "3", "hand"])
+        .output()
+        .unwrap();
+    assert!(hand.status.success());
+    let hand = String::from_utf8(hand.stdout).unwrap();
+    assert!(
+        hand.starts_with("Evaluation: hand-written evaluation\n"),
+        "{hand}"
+    );
+    assert_ne!(hand.lines().nth_back(1), lines.get(n - 2).copied());
     let bad = Command::new(env!("CARGO_BIN_EXE_chess-uci"))
         .args(["bench", "deep"])
         .output()
