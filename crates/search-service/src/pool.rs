@@ -277,11 +277,9 @@ fn run_worker(
 ) {
     let (main, play) = engine_options(config, config.hash_mb);
     let mut engines = Engines {
-        main: Engine::new(main),
-        play: Engine::new(play),
+        main: Engine::with_source(main, config.eval.clone()),
+        play: Engine::with_source(play, config.eval.clone()),
     };
-    engines.main.set_eval_source(config.eval.clone());
-    engines.play.set_eval_source(config.eval.clone());
     loop {
         // The lock is held only while waiting for the next task.
         let task = lock(rx).recv();
