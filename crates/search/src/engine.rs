@@ -413,8 +413,7 @@ impl Engine {
 
     /// An engine evaluating with `source` (what `EvalFile` selects).
     pub fn with_source(options: EngineOptions, source: EvalSource) -> Engine {
-        let s = source.clone();
-        let mut engine = Engine::with_evaluator(options, move || s.make());
+        let mut engine = Engine::with_evaluator(options, source.factory());
         engine.eval_source = source;
         engine
     }
@@ -452,8 +451,7 @@ impl Engine {
 
     /// Evaluates with `source` from now on (what `setoption name EvalFile` does).
     pub fn set_eval_source(&mut self, source: EvalSource) {
-        let s = source.clone();
-        self.set_evaluator(move || s.make());
+        self.set_evaluator(source.factory());
         self.eval_source = source;
     }
 

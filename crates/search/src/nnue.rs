@@ -242,7 +242,7 @@ impl EvalSource {
         if value.eq_ignore_ascii_case("hand") {
             Ok(EvalSource::Hand)
         } else if value.eq_ignore_ascii_case("default") || value.eq_ignore_ascii_case("<default>") {
-            Ok(EvalSource::Network(Network::default_network()))
+            Ok(EvalSource::default())
         } else {
             Ok(EvalSource::Network(Arc::new(Network::load(value)?)))
         }
@@ -254,6 +254,12 @@ impl EvalSource {
             EvalSource::Hand => Box::new(HandEval::default()),
             EvalSource::Network(net) => Box::new(NnueEval::new(net.clone())),
         }
+    }
+
+    /// A factory of evaluators from this source, one per search thread.
+    pub(crate) fn factory(&self) -> impl Fn() -> Box<dyn Evaluator> + Send + Sync + 'static {
+        let source = self.clone();
+        move || source.make()
     }
 
     /// For logs: `hand-written evaluation` or `network chnn-<hash>.nnue (hidden 256)`.
