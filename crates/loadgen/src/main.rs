@@ -10,6 +10,7 @@ mod positions;
 mod prom;
 mod report;
 mod run;
+mod scenario;
 mod schedule;
 mod stats;
 mod svg;

@@ -3,13 +3,21 @@
 
 use std::collections::HashSet;
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chess_rules::Position;
+use clap::Args;
 
 use crate::Failure;
-use crate::cli::PositionsArgs;
+
+/// The flags of `chess-loadgen positions`.
+#[derive(Debug, Args)]
+pub struct PositionsArgs {
+    /// A FEN, EPD or PGN file; the built-in set without it.
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+}
 
 /// The built-in set: (phase, FEN). Varied on purpose: quiet and tactical, open and closed,
 /// castling and en passant available, promotions near, few and many pieces, so that analysis

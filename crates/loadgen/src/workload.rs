@@ -14,8 +14,8 @@ use chess_rules::Position;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
 
-use crate::cli::Scenario;
 use crate::positions::PositionSet;
+use crate::scenario::Scenario;
 
 pub const ANALYZE: &str = "/chess.v1.AnalysisService/Analyze";
 pub const ANALYZE_STREAM: &str = "/chess.v1.AnalysisService/AnalyzeStream";
@@ -62,39 +62,6 @@ impl CallOutcome {
             positions: 0,
         }
     }
-}
-
-/// The mix scenario's weights.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mix(pub Vec<(Scenario, u32)>);
-
-/// `SCENARIO=WEIGHT,...` for `--mix`.
-pub fn parse_mix(text: &str) -> Result<Mix, String> {
-    use clap::ValueEnum;
-    let mut out: Vec<(Scenario, u32)> = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (name, weight) = part.split_once('=').unwrap_or((part, "1"));
-        let scenario = Scenario::from_str(name.trim(), true).map_err(|_| {
-            format!("{name:?} is not a scenario (analyze, analyze-stream, evaluate, game, rules)")
-        })?;
-        if scenario == Scenario::Mix {
-            return Err("a mix cannot contain `mix`".to_owned());
-        }
-        let weight: u32 = weight
-            .trim()
-            .parse()
-            .map_err(|_| format!("{weight:?} is not a weight (a whole number)"))?;
-        if out.iter().any(|(s, _)| *s == scenario) {
-            return Err(format!("{} twice in the mix", scenario.name()));
-        }
-        if weight > 0 {
-            out.push((scenario, weight));
-        }
-    }
-    if out.is_empty() {
-        return Err("the mix needs at least one scenario with a weight above 0".to_owned());
-    }
-    Ok(Mix(out))
 }
 
 /// SplitMix64: the client's reproducible choices.
@@ -489,6 +456,7 @@ fn search_nodes(lines: &[v1::AnalysisLine]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::parse_mix;
 
     #[test]
     fn choices_are_the_splitmix64_outputs_they_always_were() {
