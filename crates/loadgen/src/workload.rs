@@ -11,6 +11,7 @@ use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_rules::Position;
+use chess_search::SplitMix64;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
 
@@ -64,12 +65,10 @@ impl CallOutcome {
     }
 }
 
-/// SplitMix64: the client's reproducible choices.
-pub fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+/// The client's reproducible choices: the first output of the shared SplitMix64 generator
+/// seeded with `x`, so each choice depends only on the run's seed and the request number.
+fn mix64(x: u64) -> u64 {
+    SplitMix64::new(x).next_u64()
 }
 
 /// A game in progress of the game scenario.
