@@ -143,7 +143,7 @@ impl Figure {
     }
 }
 
-pub fn parse_figure(text: &str) -> Result<Figure, String> {
+fn parse_figure(text: &str) -> Result<Figure, String> {
     let t = text.trim().to_ascii_lowercase().replace('_', "-");
     let t = match t.as_str() {
         "p99.9" => "p999",
@@ -160,7 +160,7 @@ pub fn parse_figure(text: &str) -> Result<Figure, String> {
 }
 
 /// `10%` or `10` (percent of the old value).
-pub fn parse_threshold(text: &str) -> Result<f64, String> {
+fn parse_threshold(text: &str) -> Result<f64, String> {
     let t = text.trim().trim_end_matches('%');
     let v: f64 = t
         .parse()

@@ -11,7 +11,7 @@ use tonic::Code;
 use crate::workload::CallOutcome;
 
 /// A send this far behind its intended time is late: well past the timer's 1 ms tick.
-pub const LATE: Duration = Duration::from_millis(2);
+const LATE: Duration = Duration::from_millis(2);
 
 /// Highest latency recorded exactly: an hour, in microseconds (longer ones saturate).
 const HIGHEST_US: u64 = 3_600_000_000;
@@ -25,7 +25,7 @@ fn micros(d: Duration) -> u64 {
 }
 
 /// The gRPC name of a status code: `OK`, `RESOURCE_EXHAUSTED`, ...
-pub fn code_name(code: Code) -> String {
+fn code_name(code: Code) -> String {
     upper_snake(&format!("{code:?}"))
 }
 

@@ -19,15 +19,15 @@ use crate::positions::PositionSet;
 use crate::scenario::Scenario;
 
 pub const ANALYZE: &str = "/chess.v1.AnalysisService/Analyze";
-pub const ANALYZE_STREAM: &str = "/chess.v1.AnalysisService/AnalyzeStream";
-pub const EVALUATE: &str = "/chess.v1.AnalysisService/EvaluatePositions";
-pub const CREATE_GAME: &str = "/chess.v1.GameService/CreateGame";
-pub const MAKE_MOVE: &str = "/chess.v1.GameService/MakeMove";
-pub const ENGINE_MOVE: &str = "/chess.v1.GatewayService/EngineMove";
-pub const LEGAL_MOVES: &str = "/chess.v1.RulesService/LegalMoves";
-pub const POSITION_STATUS: &str = "/chess.v1.RulesService/PositionStatus";
-pub const VALIDATE_FEN: &str = "/chess.v1.RulesService/ValidateFen";
-pub const CONVERT_MOVES: &str = "/chess.v1.RulesService/ConvertMoves";
+const ANALYZE_STREAM: &str = "/chess.v1.AnalysisService/AnalyzeStream";
+const EVALUATE: &str = "/chess.v1.AnalysisService/EvaluatePositions";
+const CREATE_GAME: &str = "/chess.v1.GameService/CreateGame";
+const MAKE_MOVE: &str = "/chess.v1.GameService/MakeMove";
+const ENGINE_MOVE: &str = "/chess.v1.GatewayService/EngineMove";
+const LEGAL_MOVES: &str = "/chess.v1.RulesService/LegalMoves";
+const POSITION_STATUS: &str = "/chess.v1.RulesService/PositionStatus";
+const VALIDATE_FEN: &str = "/chess.v1.RulesService/ValidateFen";
+const CONVERT_MOVES: &str = "/chess.v1.RulesService/ConvertMoves";
 
 /// What one call brought back.
 #[derive(Clone, Debug)]

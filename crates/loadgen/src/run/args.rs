@@ -150,7 +150,7 @@ pub struct RunArgs {
 }
 
 /// `30s`, `500ms`, `2m`, `1h`, or a bare number of seconds (decimals allowed).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1e-3)
