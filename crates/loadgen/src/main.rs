@@ -8,6 +8,7 @@ mod cli;
 mod compare;
 mod positions;
 mod prom;
+mod refusal;
 mod report;
 mod run;
 mod scenario;

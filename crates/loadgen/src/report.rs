@@ -113,6 +113,18 @@ pub struct RunResult {
     /// Calls still running when the drain gave up (0 unless a server ignores deadlines).
     pub unfinished: u64,
     pub engine: Engine,
+    /// Calls refused with RESOURCE_EXHAUSTED, by what refused them, and what to do about it.
+    pub refused: Vec<Refusal>,
+}
+
+/// Calls one limit refused with RESOURCE_EXHAUSTED.
+#[derive(Debug, Serialize)]
+pub struct Refusal {
+    /// `gateway-rate-limit`, `search-busy` or `other`.
+    pub by: &'static str,
+    pub count: u64,
+    /// Why, and how to lift the limit, in plain words.
+    pub explanation: String,
 }
 
 #[derive(Debug, Serialize)]

@@ -6,8 +6,8 @@ use crate::prom::Page;
 use crate::stats::{Latency, Recorder, Tally, upper_snake};
 
 use super::{
-    Config, Engine, FORMAT, GaugeSummary, Machine, MethodResult, Report, RunResult, SearchSide,
-    SecondResult, ServerCall, ServerHandling, ServerResult, StageResult, WarmupResult,
+    Config, Engine, FORMAT, GaugeSummary, Machine, MethodResult, Refusal, Report, RunResult,
+    SearchSide, SecondResult, ServerCall, ServerHandling, ServerResult, StageResult, WarmupResult,
 };
 
 fn machine() -> Machine {
@@ -200,6 +200,16 @@ pub fn build(rec: &Recorder, inputs: Inputs) -> Report {
         send_lag_ms: Latency::of(&rec.lag),
         unfinished: inputs.unfinished,
         engine: engine(total, wall),
+        refused: rec
+            .refusals
+            .0
+            .iter()
+            .map(|(refuser, (count, sample))| Refusal {
+                by: refuser.name(),
+                count: *count,
+                explanation: refuser.explain(*count, requests, sample),
+            })
+            .collect(),
     };
     let methods = rec
         .methods

@@ -55,6 +55,32 @@ fn latency_line(l: &Latency) -> String {
     )
 }
 
+/// `text` after `label`, wrapped at word boundaries to lines of about 100 characters, each
+/// continuation line indented under the first.
+fn paragraph(label: &str, text: &str) -> String {
+    const WIDTH: usize = 100;
+    let indent = " ".repeat(label.chars().count());
+    let mut out = String::from(label);
+    let mut column = out.chars().count();
+    let mut first = true;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if !first && column + 1 + len > WIDTH {
+            out.push('\n');
+            out.push_str(&indent);
+            column = indent.len();
+        } else if !first {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(word);
+        column += len;
+        first = false;
+    }
+    out.push('\n');
+    out
+}
+
 /// The human summary.
 pub fn summary(r: &Report) -> String {
     let c = &r.config;
@@ -110,6 +136,9 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(s, "errors        {}", codes.join(", "));
         for (code, message) in &res.error_samples {
             let _ = writeln!(s, "  {code}: {message}");
+        }
+        for refusal in &res.refused {
+            let _ = write!(s, "{}", paragraph("why           ", &refusal.explanation));
         }
     }
     if res.unfinished > 0 {
@@ -236,5 +265,131 @@ mod tests {
         assert_eq!(si(45_000.0), "45 k");
         assert_eq!(ms(0.1234), "0.12");
         assert_eq!(ms(123.4), "123");
+    }
+
+    /// A run as the README's first load test met it against a rate-limited gateway: the
+    /// summary says which limit refused the calls and how to lift it.
+    #[test]
+    fn a_rate_limited_run_says_why_and_how_to_lift_the_limit() {
+        use std::collections::BTreeMap;
+        use std::time::Duration;
+
+        use tonic::Code;
+
+        use crate::report::{Config, Inputs, WarmupResult, build};
+        use crate::stats::Recorder;
+        use crate::workload::CallOutcome;
+
+        let refused = "rate limit exceeded: 100 requests per second (burst 100) allowed for \
+                       this client address; retry in 9 ms";
+        let mut rec = Recorder::new(1);
+        for i in 0..1000u64 {
+            let (code, message) = if i < 5 {
+                (Code::Ok, "")
+            } else {
+                (Code::ResourceExhausted, refused)
+            };
+            let outcome = CallOutcome {
+                method: crate::workload::ANALYZE,
+                code,
+                message: message.to_owned(),
+                nodes: 0,
+                positions: 0,
+            };
+            rec.started(Duration::ZERO);
+            let d = Duration::from_millis(1);
+            rec.finished(&outcome, d, d, d, 0);
+        }
+        let config = Config {
+            target: "http://127.0.0.1:50051".to_owned(),
+            scenario: "analyze",
+            mix: BTreeMap::new(),
+            model: "closed",
+            level: "4".to_owned(),
+            step_s: None,
+            duration_s: 1.0,
+            requests: None,
+            warmup_s: 0.0,
+            connections: 1,
+            max_in_flight: None,
+            timeout_s: 60.0,
+            depth: 0,
+            nodes: 1000,
+            movetime_ms: 0,
+            multipv: 1,
+            batch: 64,
+            game_plies: 40,
+            elo: 0,
+            positions: "built-in".to_owned(),
+            position_count: 1,
+            seed: 1,
+            metrics: Vec::new(),
+        };
+        let report = build(
+            &rec,
+            Inputs {
+                label: String::new(),
+                started_unix_ms: 0,
+                command: Vec::new(),
+                config,
+                wall_s: 1.0,
+                stopped_by: "duration",
+                unfinished: 0,
+                stages: vec![(0.0, 1.0, 4.0)],
+                level_at: Box::new(|_| 4.0),
+                gauges_by_second: BTreeMap::new(),
+                server: Vec::new(),
+                warmup: WarmupResult::default(),
+            },
+        );
+        let refusals = &report.result.refused;
+        assert_eq!(refusals.len(), 1);
+        assert_eq!(refusals[0].by, "gateway-rate-limit");
+        assert_eq!(refusals[0].count, 995);
+        let text = summary(&report);
+        // The explanation's words, from its label to the end of its paragraph.
+        let why = text[text.find("\nwhy ").expect("a why paragraph")..]
+            .split("\nmethods")
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            why.starts_with("why 995 of 1000 calls (99.5%) were refused by the gateway's per-caller rate limit (100 requests per second (burst 100)"),
+            "{text}"
+        );
+        assert!(why.contains("--rate-limit 0"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 200), "{text}");
+
+        // A run with no refusals says nothing of the kind.
+        let mut rec = Recorder::new(1);
+        let ok = CallOutcome {
+            method: crate::workload::ANALYZE,
+            code: Code::Ok,
+            message: String::new(),
+            nodes: 0,
+            positions: 0,
+        };
+        rec.started(Duration::ZERO);
+        rec.finished(
+            &ok,
+            Duration::from_millis(1),
+            Duration::from_millis(1),
+            Duration::ZERO,
+            0,
+        );
+        assert!(rec.refusals.0.is_empty());
+    }
+
+    #[test]
+    fn paragraphs_wrap_under_their_label() {
+        let text = paragraph("why   ", &"word ".repeat(40));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() > 1);
+        assert!(lines[0].starts_with("why   word"));
+        assert!(lines[1..].iter().all(|l| l.starts_with("      word")));
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{text}");
+        assert_eq!(text.split_whitespace().filter(|w| *w == "word").count(), 40);
     }
 }
