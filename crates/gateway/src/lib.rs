@@ -23,6 +23,7 @@
 
 mod auth;
 mod config;
+mod engine_move;
 mod layers;
 mod replicas;
 mod services;
