@@ -21,8 +21,22 @@ use std::time::Duration;
 
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{CommonArgs, GrpcMetricsLayer, Metrics, Shutdown};
+use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+/// Why the service could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
 
 /// A game's id: a random UUID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,18 +144,16 @@ impl Config {
 }
 
 /// Opens the store the configuration names.
-pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
+pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
         StoreKind::Redb => {
-            std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-                format!(
-                    "cannot create data directory {}: {e}",
-                    config.data_dir.display()
-                )
+            std::fs::create_dir_all(&config.data_dir).map_err(|source| Error::DataDir {
+                path: config.data_dir.clone(),
+                source,
             })?;
             let path = config.data_dir.join("games.redb");
-            let store = store::RedbStore::open(&path).map_err(|e| e.to_string())?;
+            let store = store::RedbStore::open(&path)?;
             Ok(Arc::new(store))
         }
     }
@@ -149,26 +161,11 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> 
 
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
-pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
+pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let store = open_store(&config)?;
     let metrics = Metrics::new("rules");
     let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
     let rules = rules_api::RulesApi::new(config.limits());
-    let (_reporter, health, reflection, reflection_alpha) =
-        chess_service_kit::health_and_reflection(&[
-            "chess.v1.RulesService",
-            "chess.v1.GameService",
-        ])
-        .await?;
-    let bound = chess_service_kit::bind(config.listen).await?;
-    let metrics_addr = chess_service_kit::serve_metrics(
-        config.common.metrics_listen,
-        metrics.clone(),
-        shutdown.clone(),
-    )
-    .await?;
-    chess_service_kit::announce("rules", bound.addr, metrics_addr);
-
     let max_message = config.max_pgn_bytes + (64 << 10);
     let rules = RulesServiceServer::new(rules)
         .accept_compressed(CompressionEncoding::Gzip)
@@ -178,15 +175,21 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip);
 
+    let startup = Startup {
+        service: "rules",
+        listen: config.listen,
+        metrics_listen: config.common.metrics_listen,
+        serving: &["chess.v1.RulesService", "chess.v1.GameService"],
+        not_serving: &[],
+    };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
-        .layer(GrpcMetricsLayer::new(metrics))
-        .add_service(health)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
-        .add_service(rules)
-        .add_service(games)
-        .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
-    chess_service_kit::serve_until_stopped(server, &shutdown, grace).await
+    startup
+        .serve(
+            |routes| routes.add_service(rules).add_service(games),
+            metrics,
+            &shutdown,
+            grace,
+        )
+        .await?;
+    Ok(())
 }

@@ -2,6 +2,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::ServeError;
+
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).
 pub async fn shutdown_signal() {
     #[cfg(unix)]
@@ -86,12 +88,12 @@ pub async fn serve_until_stopped<F>(
     server: F,
     shutdown: &Shutdown,
     grace: Duration,
-) -> Result<(), String>
+) -> Result<(), ServeError>
 where
     F: std::future::Future<Output = Result<(), tonic::transport::Error>>,
 {
     tokio::select! {
-        served = server => served.map_err(|e| format!("gRPC server failed: {e}"))?,
+        served = server => served.map_err(ServeError::Server)?,
         () = shutdown.wait_with_grace(grace) => {
             tracing::warn!(
                 grace_secs = grace.as_secs(),
