@@ -14,10 +14,12 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod checks;
 pub mod jobs;
 pub mod pool;
 pub mod review;
 pub mod strength;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::time::Duration;
