@@ -9,6 +9,9 @@
 //! backend call. It also serves gRPC health and reflection (open, for probes and grpcurl),
 //! gRPC-Web over HTTP/1.1 for browsers, gzip, and Prometheus metrics on a separate port.
 //!
+//! Other crates use [`GatewayConfig`] and [`run`] (the binary, `chess up`, the CLI's tests);
+//! the rest is private.
+//!
 //! ```no_run
 //! use clap::Parser;
 //! # async fn example() -> Result<(), chess_gateway::Error> {

@@ -2,17 +2,20 @@
 //!
 //! The rules service: stateless rules queries (`chess.v1.RulesService`) and durable game
 //! sessions (`chess.v1.GameService`) over gRPC, with health, reflection, Prometheus metrics
-//! and graceful shutdown. Games are event logs in a [`store::GameStore`]; the default store
-//! is an embedded redb file under the data directory, and a move is acknowledged only after
-//! its event is on disk.
+//! and graceful shutdown. Games are event logs in a game store; the default store is an
+//! embedded redb file under the data directory, and a move is acknowledged only after its
+//! event is on disk.
+//!
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`) and [`TimeControl`] (the
+//! CLI shows a game's time control as the service writes it); the rest is private.
 
 #![forbid(unsafe_code)]
 
-pub mod games_api;
-pub mod rules_api;
-pub mod session;
-pub mod store;
-pub mod timecontrol;
+mod games_api;
+mod rules_api;
+mod session;
+mod store;
+mod timecontrol;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,6 +26,8 @@ use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+pub use timecontrol::TimeControl;
 
 /// Why the service could not start, or stopped serving.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +81,7 @@ impl std::str::FromStr for GameId {
 /// Request limits the service enforces itself (the gateway enforces its own, usually
 /// tighter, in front).
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_moves: usize,
     pub max_pgn_bytes: usize,
     pub max_games: usize,
@@ -133,7 +138,7 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Limits {
             max_moves: self.max_moves,
             max_pgn_bytes: self.max_pgn_bytes,
@@ -144,7 +149,7 @@ impl Config {
 }
 
 /// Opens the store the configuration names.
-pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
+fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
         StoreKind::Redb => {

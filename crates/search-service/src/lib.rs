@@ -7,19 +7,21 @@
 //! Searches run on a fixed pool of worker threads behind a bounded admission gate: a call
 //! that finds every search slot busy and the queue full gets `RESOURCE_EXHAUSTED` at once.
 //! With a batched backend (`--backend cpu-batched|gpu`) each worker runs many searches as
-//! coroutines and evaluates their leaves in batches (see [`pool`]). A call
+//! coroutines and evaluates their leaves in batches (see `pool.rs`). A call
 //! that goes away (client gone, deadline passed) stops its searches within milliseconds.
 //! Every limit is checked, and bad input gets `INVALID_ARGUMENT` naming the field.
+//!
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`); the rest is private.
 
 #![forbid(unsafe_code)]
 
-pub mod api;
-pub mod checks;
-pub mod jobs;
-pub mod pool;
-pub mod review;
-pub mod strength;
-pub mod wire;
+mod api;
+mod checks;
+mod jobs;
+mod pool;
+mod review;
+mod strength;
+mod wire;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -27,6 +29,8 @@ use std::time::Duration;
 use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
 use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+pub use pool::Backend;
 
 /// Why the service could not start, or stopped serving.
 #[derive(Debug, thiserror::Error)]
@@ -122,8 +126,8 @@ pub struct Config {
     /// to the CPU with a warning when no GPU can run it). The batched backends need a network
     /// (`--eval-file`). `cpu` is the default because it is the fastest on machines without a
     /// GPU (docs/network.md has the measurements).
-    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = pool::Backend::Cpu)]
-    pub backend: pool::Backend,
+    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
 
     /// Batched backends: searches each worker runs at once (their leaves fill the batches).
     #[arg(long, env = "CHESS_SEARCH_TASKS", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]

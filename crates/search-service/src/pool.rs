@@ -176,7 +176,6 @@ pub enum StartError {
 pub struct Pool {
     tx: mpsc::Sender<Task>,
     admission: Arc<Semaphore>,
-    capacity: usize,
     pub config: PoolConfig,
     pub metrics: SearchMetrics,
 }
@@ -228,7 +227,6 @@ impl Pool {
         Ok(Pool {
             tx,
             admission: Arc::new(Semaphore::new(capacity)),
-            capacity,
             config,
             metrics,
         })
@@ -245,11 +243,6 @@ impl Pool {
                 self.config.queue
             ))
         })
-    }
-
-    /// Calls admitted now (running or queued).
-    pub fn in_use(&self) -> usize {
-        self.capacity - self.admission.available_permits()
     }
 
     /// Queues a task for the next free worker.

@@ -5,7 +5,7 @@ use tokio::sync::watch;
 use crate::ServeError;
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).
-pub async fn shutdown_signal() {
+async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -46,10 +46,6 @@ impl Shutdown {
 
     pub fn trigger(&self) {
         let _ = self.tx.send(true);
-    }
-
-    pub fn is_triggered(&self) -> bool {
-        *self.rx.borrow()
     }
 
     /// Resolves once [`Shutdown::trigger`] has been called.
