@@ -126,6 +126,16 @@ mod tests {
         assert!(BENCH_POSITIONS.len() >= 40);
     }
 
+    /// The bench's node totals at the default depth, with the default network and with the
+    /// hand-written evaluation. A refactor keeps them; a commit that changes search behaviour
+    /// changes them here and gives the new totals in its message.
+    #[test]
+    fn node_totals_are_pinned() {
+        assert_eq!(run(BENCH_DEPTH, |_, _, _| {}).nodes, 2_785_048);
+        let hand = run_with(BENCH_DEPTH, &EvalSource::Hand, |_, _, _| {});
+        assert_eq!(hand.nodes, 2_718_637);
+    }
+
     #[test]
     fn node_count_is_deterministic() {
         let a = run(5, |_, _, _| {});

@@ -727,3 +727,47 @@ fn run_search(
         result
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An option's stated default as `setoption` text.
+    fn default_text(kind: OptionKind) -> String {
+        match kind {
+            OptionKind::Spin { default, .. } => default.to_string(),
+            OptionKind::Check { default } => default.to_string(),
+            OptionKind::String { default } => default.to_owned(),
+        }
+    }
+
+    /// `OPTIONS` states the defaults of `EngineOptions::default()`: setting every option to its
+    /// stated default, starting from options that differ in every field, gives exactly
+    /// `EngineOptions::default()` (and `EvalFile` the default evaluation).
+    #[test]
+    fn option_defaults_are_the_engine_options_default() {
+        let changed = EngineOptions {
+            hash_mb: 2,
+            threads: 2,
+            multipv: 3,
+            move_overhead_ms: 99,
+            show_wdl: true,
+            ponder: true,
+        };
+        let mut engine = Engine::with_source(changed.clone(), EvalSource::Hand);
+        assert_eq!(engine.options(), &changed);
+        for spec in OPTIONS {
+            let text = default_text(spec.kind);
+            engine
+                .set_option(spec.name, &text)
+                .unwrap_or_else(|e| panic!("{} {text:?}: {e}", spec.name));
+        }
+        assert_eq!(engine.options(), &EngineOptions::default());
+        let (EvalSource::Network(ours), EvalSource::Network(default)) =
+            (engine.eval_source(), EvalSource::default())
+        else {
+            panic!("EvalFile's default is not the default network");
+        };
+        assert_eq!(ours.file_name(), default.file_name());
+    }
+}
