@@ -12,10 +12,11 @@ use chess_rules::{Move, Position};
 use crate::eval::Evaluator;
 use crate::nnue::EvalSource;
 use crate::params::Params;
-use crate::score::Score;
-use crate::search::{Control, Searcher, Shared, Worker};
-use crate::timeman::TimeManager;
-use crate::tt::{Bound, TranspositionTable};
+use crate::search::{Control, Searcher, Shared, TimeManager, Worker};
+use crate::tt::TranspositionTable;
+
+/// The limit and result types belong to the search; the facade hands them through.
+pub use crate::search::{Info, Limits, Line, SearchResult};
 
 /// Search threads need room for deep recursion (each ply holds a move list on the stack).
 const SEARCH_STACK_BYTES: usize = 64 << 20;
@@ -159,125 +160,6 @@ impl fmt::Display for OptionError {
 }
 
 impl std::error::Error for OptionError {}
-
-/// What to search and when to stop. Times are milliseconds. With no limit at all the search
-/// runs until stopped.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    pub wtime: Option<u64>,
-    pub btime: Option<u64>,
-    pub winc: Option<u64>,
-    pub binc: Option<u64>,
-    pub movestogo: Option<u32>,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    /// Stop when a mate in this many moves (or fewer) is found.
-    pub mate: Option<u32>,
-    pub movetime: Option<u64>,
-    /// Search until stopped, and do not return before.
-    pub infinite: bool,
-    /// Search on the opponent's time until `ponderhit` (then the clock limits apply) or `stop`.
-    pub ponder: bool,
-    /// Only these root moves (all when empty).
-    pub searchmoves: Vec<Move>,
-}
-
-impl Limits {
-    /// A search to a fixed depth.
-    pub fn depth(depth: u32) -> Limits {
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        }
-    }
-
-    /// A search of a fixed number of milliseconds.
-    pub fn movetime(ms: u64) -> Limits {
-        Limits {
-            movetime: Some(ms),
-            ..Limits::default()
-        }
-    }
-
-    /// A search of (about) a fixed number of nodes.
-    pub fn nodes(nodes: u64) -> Limits {
-        Limits {
-            nodes: Some(nodes),
-            ..Limits::default()
-        }
-    }
-
-    /// True when nothing but `stop` ends the search.
-    fn unlimited(&self) -> bool {
-        self.wtime.is_none()
-            && self.btime.is_none()
-            && self.depth.is_none()
-            && self.nodes.is_none()
-            && self.mate.is_none()
-            && self.movetime.is_none()
-    }
-}
-
-/// One principal variation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// 1 for the best line.
-    pub multipv: usize,
-    /// From the side to move's point of view.
-    pub score: Score,
-    /// Win/draw/loss per mille (see [`Score::wdl`]).
-    pub wdl: (u32, u32, u32),
-    pub depth: u32,
-    pub seldepth: u32,
-    pub nodes: u64,
-    pub nps: u64,
-    pub time_ms: u64,
-    pub pv: Vec<Move>,
-}
-
-impl SearchResult {
-    /// What a deterministic search must reproduce, as text: the best move, then each line's
-    /// depth, score, node count and PV (not its time or speed). Two runs of a single-threaded
-    /// fixed-depth search with the same evaluation give the same fingerprint.
-    pub fn fingerprint(&self) -> String {
-        let mut out = self
-            .best_move
-            .map_or_else(|| "(none)".to_owned(), |m| m.to_string());
-        for l in &self.lines {
-            out.push_str(&format!(
-                " | depth {} score {:?} nodes {} pv",
-                l.depth, l.score, l.nodes
-            ));
-            for m in &l.pv {
-                out.push(' ');
-                out.push_str(&m.to_string());
-            }
-        }
-        out
-    }
-}
-
-/// Progress reported during a search: one line, whether its score is only a bound (aspiration
-/// window failed), and how full the hash table is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    pub line: Line,
-    /// `None` for an exact score; `Some(Bound::Lower)` for a lower bound (fail high), and so on.
-    pub bound: Option<Bound>,
-    /// Per mille.
-    pub hashfull: u32,
-}
-
-/// The outcome of a search.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchResult {
-    /// `None` only when the side to move has no legal move.
-    pub best_move: Option<Move>,
-    /// The expected reply, when known.
-    pub ponder: Option<Move>,
-    /// The principal variations, best first.
-    pub lines: Vec<Line>,
-}
 
 /// Stops a running search, or tells it the ponder move was played; cheap to clone and usable
 /// from any thread.

@@ -37,7 +37,6 @@ mod rng;
 mod score;
 mod search;
 mod see;
-mod timeman;
 mod tt;
 
 pub use engine::{

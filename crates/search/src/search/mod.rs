@@ -14,14 +14,20 @@ use std::time::Instant;
 
 use chess_rules::{Move, Position, Role};
 
-use crate::engine::{Info, Limits, Line, SearchResult};
+mod limits;
+mod report;
+mod timeman;
+
+pub use limits::Limits;
+pub use report::{Info, Line, SearchResult};
+pub(crate) use timeman::TimeManager;
+
 use crate::eval::Evaluator;
 use crate::history::{History, NO_PIECE_TO, piece_to};
 use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
 use crate::params::Params;
 use crate::score::{DRAW, INFINITE, MATE, MATE_IN_MAX, MAX_PLY, NO_EVAL, Score, mate_in, mated_in};
 use crate::see::{SEE_VALUE, see_ge};
-use crate::timeman::TimeManager;
 use crate::tt::{Bound, TranspositionTable, TtEntry, pack_move, score_from_tt, score_to_tt};
 
 /// Compile-time node kinds.
