@@ -10,15 +10,16 @@
 //!
 //! The parts, each calling only those below it:
 //!
-//! | file         | part                                                                   |
-//! |--------------|------------------------------------------------------------------------|
-//! | `root.rs`    | iterative deepening, aspiration windows, MultiPV, the reported lines    |
-//! | `negamax.rs` | the main search                                                        |
-//! | `qsearch.rs` | the quiescence search                                                  |
-//! | `thread.rs`  | thread state (shared, per thread, per search) and the common helpers   |
-//! | `node.rs`    | the node kinds                                                         |
-//! | `timeman.rs` | time management                                                        |
-//! | `limits.rs`, `report.rs` | what to search, and what a search reports                  |
+//! | file         | part                                                                 |
+//! |--------------|----------------------------------------------------------------------|
+//! | `root.rs`    | iterative deepening, aspiration windows, MultiPV, the reported lines |
+//! | `negamax.rs` | the main search                                                      |
+//! | `qsearch.rs` | the quiescence search                                                |
+//! | `thread.rs`  | thread state (shared, per thread, per search) and the common helpers |
+//! | `node.rs`    | the node kinds                                                       |
+//! | `timeman.rs` | time management                                                      |
+//! | `limits.rs`  | what to search and when to stop                                      |
+//! | `report.rs`  | what a search reports                                                |
 
 mod limits;
 mod negamax;

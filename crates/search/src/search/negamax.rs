@@ -11,7 +11,7 @@ use crate::history::{NO_PIECE_TO, piece_to};
 use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MATE_IN_MAX, MAX_PLY, NO_EVAL, mate_in, mated_in};
 use crate::see::see_ge;
-use crate::tt::{Bound, pack_move, score_from_tt, score_to_tt};
+use crate::tt::{Bound, pack_move, score_from_tt};
 
 impl Searcher<'_> {
     #[allow(clippy::too_many_lines)]
@@ -411,15 +411,7 @@ impl Searcher<'_> {
             } else {
                 Bound::Upper
             };
-            self.sh.tt.store(
-                key,
-                pack_move(best_move),
-                score_to_tt(best, ply),
-                raw_eval,
-                depth,
-                bound,
-                tt_pv,
-            );
+            self.tt_store(key, ply, depth, best_move, best, bound, raw_eval, tt_pv);
         }
         best
     }

@@ -9,7 +9,7 @@ use crate::history::piece_to;
 use crate::movepick::{MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, mated_in};
 use crate::see::{SEE_VALUE, see_ge};
-use crate::tt::{Bound, pack_move, score_from_tt, score_to_tt};
+use crate::tt::{Bound, score_from_tt};
 
 impl Searcher<'_> {
     /// Quiescence: captures and queen promotions until the position is quiet, all evasions when
@@ -58,15 +58,7 @@ impl Searcher<'_> {
             let (raw, eval) = self.static_eval(pos, tte, tt_score);
             if eval >= beta {
                 if tte.is_none() {
-                    self.sh.tt.store(
-                        key,
-                        0,
-                        score_to_tt(eval, ply),
-                        raw,
-                        depth,
-                        Bound::Lower,
-                        false,
-                    );
+                    self.tt_store(key, ply, depth, Move::NULL, eval, Bound::Lower, raw, false);
                 }
                 return eval;
             }
@@ -132,15 +124,7 @@ impl Searcher<'_> {
         } else {
             Bound::Upper
         };
-        self.sh.tt.store(
-            key,
-            pack_move(best_move),
-            score_to_tt(best, ply),
-            raw_eval,
-            depth,
-            bound,
-            tt_pv,
-        );
+        self.tt_store(key, ply, depth, best_move, best, bound, raw_eval, tt_pv);
         best
     }
 }

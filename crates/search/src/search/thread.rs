@@ -16,7 +16,7 @@ use crate::eval::Evaluator;
 use crate::history::{History, NO_PIECE_TO};
 use crate::params::Params;
 use crate::score::{INFINITE, MATE_IN_MAX, MAX_PLY, NO_EVAL};
-use crate::tt::{Bound, TranspositionTable, TtEntry};
+use crate::tt::{Bound, TranspositionTable, TtEntry, pack_move, score_to_tt};
 
 /// What the outside can do to a running search.
 #[derive(Debug)]
@@ -377,6 +377,33 @@ impl<'a> Searcher<'a> {
         if !first && self.is_main() {
             self.best_move_changes += 1.0;
         }
+    }
+
+    /// Stores a node's result in the hash table: its best move (`Move::NULL`: none, which keeps
+    /// the move already stored for the position), its score made relative to the node (mate
+    /// distances from here, not from the root) with the bound it is, and the raw static
+    /// evaluation (`NO_EVAL` in check).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn tt_store(
+        &self,
+        key: u64,
+        ply: usize,
+        depth: i32,
+        best_move: Move,
+        score: i32,
+        bound: Bound,
+        raw_eval: i32,
+        pv: bool,
+    ) {
+        self.sh.tt.store(
+            key,
+            pack_move(best_move),
+            score_to_tt(score, ply),
+            raw_eval,
+            depth,
+            bound,
+            pv,
+        );
     }
 
     pub(super) fn update_pv(&mut self, ply: usize, m: Move) {
