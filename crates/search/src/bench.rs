@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use chess_rules::Position;
 
-use crate::engine::{Engine, EngineOptions, Limits};
+use crate::engine::{Engine, Limits};
 use crate::nnue::EvalSource;
+use crate::options::EngineOptions;
 
 /// Default bench depth.
 pub const BENCH_DEPTH: u32 = 12;

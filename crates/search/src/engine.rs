@@ -11,6 +11,7 @@ use chess_rules::{Move, Position};
 
 use crate::eval::Evaluator;
 use crate::nnue::EvalSource;
+use crate::options::{EngineOption, EngineOptions, OptionError};
 use crate::params::Params;
 use crate::search::{Control, Searcher, Shared, TimeManager, Worker};
 use crate::tt::TranspositionTable;
@@ -20,146 +21,6 @@ pub use crate::search::{Info, Limits, Line, SearchResult};
 
 /// Search threads need room for deep recursion (each ply holds a move list on the stack).
 const SEARCH_STACK_BYTES: usize = 64 << 20;
-
-/// Engine settings. The names in [`OPTIONS`] set them by text (as UCI `setoption` does).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineOptions {
-    /// Transposition table size in MiB.
-    pub hash_mb: usize,
-    /// Search threads (Lazy SMP: helpers share the hash table).
-    pub threads: usize,
-    /// Principal variations to report.
-    pub multipv: usize,
-    /// Milliseconds kept in hand per move for GUI and transport lag.
-    pub move_overhead_ms: u64,
-    /// Report win/draw/loss chances (UCI_ShowWDL).
-    pub show_wdl: bool,
-    /// The GUI may send `go ponder` (UCI Ponder); the engine only records it.
-    pub ponder: bool,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hash_mb: 16,
-            threads: 1,
-            multipv: 1,
-            move_overhead_ms: 10,
-            show_wdl: false,
-            ponder: false,
-        }
-    }
-}
-
-/// The kind and range of an option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    Spin {
-        default: i64,
-        min: i64,
-        max: i64,
-    },
-    Check {
-        default: bool,
-    },
-    /// Free text (UCI `type string`).
-    String {
-        default: &'static str,
-    },
-}
-
-/// An option the engine understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OptionSpec {
-    pub name: &'static str,
-    pub kind: OptionKind,
-}
-
-/// Every option, with the UCI name, type, default and range.
-pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "Hash",
-        kind: OptionKind::Spin {
-            default: 16,
-            min: 1,
-            max: 65_536,
-        },
-    },
-    OptionSpec {
-        name: "Threads",
-        kind: OptionKind::Spin {
-            default: 1,
-            min: 1,
-            max: 256,
-        },
-    },
-    OptionSpec {
-        name: "MultiPV",
-        kind: OptionKind::Spin {
-            default: 1,
-            min: 1,
-            max: 256,
-        },
-    },
-    OptionSpec {
-        name: "Move Overhead",
-        kind: OptionKind::Spin {
-            default: 10,
-            min: 0,
-            max: 5_000,
-        },
-    },
-    OptionSpec {
-        name: "UCI_ShowWDL",
-        kind: OptionKind::Check { default: false },
-    },
-    OptionSpec {
-        name: "Ponder",
-        kind: OptionKind::Check { default: false },
-    },
-    // `default` (the embedded trained network), `hand` (the hand-written evaluation) or the
-    // path of a network file.
-    OptionSpec {
-        name: "EvalFile",
-        kind: OptionKind::String { default: "default" },
-    },
-];
-
-/// Why `set_option` refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OptionError {
-    Unknown(String),
-    Invalid {
-        name: &'static str,
-        value: String,
-        expected: String,
-    },
-    /// `EvalFile` named a file that is not a usable network; the evaluation is unchanged.
-    EvalFile {
-        value: String,
-        reason: String,
-    },
-}
-
-impl fmt::Display for OptionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OptionError::Unknown(n) => write!(f, "unknown option {n:?}"),
-            OptionError::Invalid {
-                name,
-                value,
-                expected,
-            } => write!(f, "invalid value {value:?} for {name}: expected {expected}"),
-            OptionError::EvalFile { value, reason } => write!(
-                f,
-                "EvalFile {value:?} not loaded ({reason}); the evaluation is unchanged \
-                 (expected hand, default or the path of a network file)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for OptionError {}
 
 /// Stops a running search, or tells it the ponder move was played; cheap to clone and usable
 /// from any thread.
@@ -358,57 +219,28 @@ impl Engine {
 
     /// Sets an option by its UCI name (case-insensitive) from text.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
-        let spec = OPTIONS
-            .iter()
-            .find(|o| o.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
+        let option =
+            EngineOption::from_name(name).ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
+        let spec = option.spec();
         let value = value.trim();
-        match spec.kind {
-            OptionKind::Spin { min, max, .. } => {
-                let v: i64 = value
-                    .parse()
-                    .ok()
-                    .filter(|v| (min..=max).contains(v))
-                    .ok_or_else(|| OptionError::Invalid {
-                        name: spec.name,
-                        value: value.to_owned(),
-                        expected: format!("an integer from {min} to {max}"),
-                    })?;
-                let v = v as u64;
-                match spec.name {
-                    "Hash" => {
-                        self.stop_previous();
-                        self.options.hash_mb = v as usize;
-                        self.tt = Arc::new(TranspositionTable::new(v as usize));
-                    }
-                    "Threads" => {
-                        self.stop_previous();
-                        self.options.threads = v as usize;
-                        self.workers = Arc::new(make_workers(v as usize, &self.eval_factory));
-                    }
-                    "MultiPV" => self.options.multipv = v as usize,
-                    _ => self.options.move_overhead_ms = v,
-                }
+        match option {
+            EngineOption::Hash => {
+                let mb = spec.spin(value)? as usize;
+                self.stop_previous();
+                self.options.hash_mb = mb;
+                self.tt = Arc::new(TranspositionTable::new(mb));
             }
-            OptionKind::Check { .. } => {
-                let v = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => {
-                        return Err(OptionError::Invalid {
-                            name: spec.name,
-                            value: value.to_owned(),
-                            expected: "true or false".to_owned(),
-                        });
-                    }
-                };
-                match spec.name {
-                    "UCI_ShowWDL" => self.options.show_wdl = v,
-                    _ => self.options.ponder = v,
-                }
+            EngineOption::Threads => {
+                let threads = spec.spin(value)? as usize;
+                self.stop_previous();
+                self.options.threads = threads;
+                self.workers = Arc::new(make_workers(threads, &self.eval_factory));
             }
-            OptionKind::String { .. } => {
-                // EvalFile, the only text option.
+            EngineOption::MultiPv => self.options.multipv = spec.spin(value)? as usize,
+            EngineOption::MoveOverhead => self.options.move_overhead_ms = spec.spin(value)? as u64,
+            EngineOption::ShowWdl => self.options.show_wdl = spec.check(value)?,
+            EngineOption::Ponder => self.options.ponder = spec.check(value)?,
+            EngineOption::EvalFile => {
                 let source = EvalSource::from_option(value).map_err(|e| OptionError::EvalFile {
                     value: value.to_owned(),
                     reason: e.to_string(),
@@ -613,6 +445,7 @@ fn run_search(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::{OPTIONS, OptionKind};
 
     /// An option's stated default as `setoption` text.
     fn default_text(kind: OptionKind) -> String {

@@ -32,6 +32,7 @@ mod eval;
 mod history;
 mod movepick;
 mod nnue;
+mod options;
 mod params;
 mod rng;
 mod score;
@@ -39,12 +40,10 @@ mod search;
 mod see;
 mod tt;
 
-pub use engine::{
-    Engine, EngineOptions, Info, Limits, Line, OPTIONS, OptionError, OptionKind, OptionSpec,
-    SearchHandle, SearchResult, StopHandle, TaskRuntime,
-};
+pub use engine::{Engine, Info, Limits, Line, SearchHandle, SearchResult, StopHandle, TaskRuntime};
 pub use eval::{Evaluator, HandEval};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
+pub use options::{EngineOption, EngineOptions, OPTIONS, OptionError, OptionKind, OptionSpec};
 pub use params::{EvalParams, Params};
 pub use rng::SplitMix64;
 pub use score::{MAX_PLY, S, Score};

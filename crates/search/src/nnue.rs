@@ -276,7 +276,8 @@ impl EvalSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Engine, EngineOptions, Limits, SearchResult};
+    use crate::engine::{Engine, Limits, SearchResult};
+    use crate::options::EngineOptions;
 
     const FENS: &[&str] = &[
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
