@@ -212,11 +212,6 @@ impl Engine {
         &self.params
     }
 
-    /// Replaces the tunables (for tuning runs).
-    pub fn set_params(&mut self, params: Params) {
-        self.params = params;
-    }
-
     /// Sets an option by its UCI name (case-insensitive) from text.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         let option =
