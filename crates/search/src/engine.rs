@@ -1,5 +1,5 @@
-//! The engine facade: options, the shared hash table, search threads, and handles to running
-//! searches. Protocol front ends (UCI, the gRPC service) translate their messages into these
+//! The engine facade: the shared hash table, search threads, options applied by name, and
+//! handles to running searches. Protocol front ends (UCI, the gRPC service) translate their messages into these
 //! calls and nothing more.
 
 use std::fmt;
