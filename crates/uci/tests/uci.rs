@@ -293,3 +293,19 @@ fn huge_depth_saturates() {
     best_move(lines.last().unwrap(), &Position::startpos());
     e.quit();
 }
+
+/// `EvalFile` naming a device is refused at once (it used to be read until memory ran out).
+#[test]
+fn eval_file_device_is_refused() {
+    let mut e = Uci::start();
+    e.send("setoption name EvalFile value /dev/zero");
+    let lines = e.until("info string", 5 * SECOND);
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("not a regular file") && last.contains("the evaluation is unchanged"),
+        "{last}"
+    );
+    e.send("isready");
+    e.until("readyok", 5 * SECOND);
+    e.quit();
+}
