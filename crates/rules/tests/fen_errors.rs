@@ -208,10 +208,10 @@ fn counters_out_of_range() {
     ));
     assert!(matches!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999"),
-        FenError::Position(PositionError::CounterOutOfRange {
+        FenError::CounterOutOfRange {
             field: "fullmove number",
             ..
-        })
+        }
     ));
     assert_eq!(
         err("4k3/8/8/8/8/8/8/4K3 w - - -1 1"),
@@ -366,4 +366,34 @@ fn check_must_fit_the_two_square_push() {
     Position::from_fen("k7/8/8/3pP3/4K3/8/8/8 w - d6 0 2").unwrap();
     Position::from_fen("k1b5/8/4K3/3pP3/8/8/8/8 w - d6 0 2").unwrap();
     Position::from_fen("k7/8/8/3pP3/8/8/8/7K w - d6 0 2").unwrap();
+}
+
+#[test]
+fn huge_counters_are_reported_as_given() {
+    for (fen, field, text) in [
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 4294967296 1",
+            "halfmove clock",
+            "4294967296",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999",
+            "fullmove number",
+            "99999999999999",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 123456789012345678901234567890 1",
+            "halfmove clock",
+            "123456789012345678901234567890",
+        ),
+    ] {
+        let e = err(fen);
+        let max = 65_535;
+        let min = if field == "halfmove clock" { 0 } else { 1 };
+        assert_eq!(
+            e.to_string(),
+            format!("{field} {text} is out of range ({min}..={max})"),
+            "{fen}"
+        );
+    }
 }
