@@ -244,6 +244,26 @@ pub(crate) fn status_of(game: &Game) -> PositionStatusResponse {
     }
 }
 
+/// The error for a mainline that goes on after an automatic end (checkmate and stalemate
+/// leave no legal move; this finds fivefold repetition, the seventy-five-move rule and dead
+/// positions), naming the first move played after it.
+fn moves_after_the_end(game: &PgnGame, number: usize) -> Option<String> {
+    let mut played = Game::new(game.start.clone());
+    for (m, node) in game.mainline().zip(&game.root.nodes) {
+        if let Some(outcome) = played.outcome() {
+            let pos = played.position();
+            let dots = if pos.turn().is_white() { "." } else { "..." };
+            return Some(format!(
+                "game {number}, move {}{dots} {}: played after the game had ended: {outcome}",
+                pos.fullmoves(),
+                node.san
+            ));
+        }
+        played.play(m).ok()?;
+    }
+    None
+}
+
 fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
     let mut out = ParsePgnResponse::default();
     for (i, result) in chess_pgn::read_games(pgn.as_bytes()).enumerate() {
@@ -259,6 +279,10 @@ fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
             ..Default::default()
         };
         match result {
+            Ok(game) if let Some(e) = moves_after_the_end(&game, i + 1) => {
+                g.error = e;
+                out.invalid_games += 1;
+            }
             Ok(game) => {
                 g.tags = game
                     .tags

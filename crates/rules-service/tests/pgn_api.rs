@@ -1,10 +1,12 @@
-//! WritePgn and ParsePgn called in process: what is written reads back, and what cannot be
-//! written is refused with the field named.
+//! WritePgn and ParsePgn called in process: what is written reads back, what cannot be
+//! written is refused with the field named, and a game that goes on after its automatic end
+//! is reported, not echoed.
 
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{ParsePgnRequest, ParsePgnResponse, PgnTag, WritePgnRequest};
 use chess_rules_service::Limits;
 use chess_rules_service::rules_api::RulesApi;
+use prost::Message;
 use tonic::{Code, Request, Status};
 
 fn api() -> RulesApi {
@@ -172,4 +174,39 @@ async fn what_write_pgn_writes_reads_back() {
     .await
     .unwrap();
     assert!(text.contains("1. e4 1-0"), "{text}");
+}
+
+/// Knights out and back: the start position again every four plies.
+fn shuffle(times: usize) -> String {
+    let mut text = String::new();
+    for i in 0..times {
+        text.push_str(&format!("{}. Nf3 Nf6 {}. Ng1 Ng8 ", 2 * i + 1, 2 * i + 2));
+    }
+    text
+}
+
+#[tokio::test]
+async fn parse_pgn_refuses_moves_after_a_fivefold_repetition() {
+    // The start position for the fifth time after 16 plies ends the game; a 17th ply is refused.
+    let r = parse(&format!("[Event \"x\"]\n\n{}*\n", shuffle(4))).await;
+    assert_eq!(
+        (r.valid_games, r.invalid_games),
+        (1, 0),
+        "{:?}",
+        r.games[0].error
+    );
+    assert_eq!(r.games[0].moves.len(), 16);
+    let r = parse(&format!("[Event \"x\"]\n\n{}9. Nf3 *\n", shuffle(4))).await;
+    assert_eq!((r.valid_games, r.invalid_games), (0, 1));
+    let e = &r.games[0].error;
+    assert_eq!(
+        e,
+        "game 1, move 9. Nf3: played after the game had ended: 1/2-1/2 (draw by fivefold repetition)"
+    );
+    assert!(r.games[0].moves.is_empty());
+    // Thousands of moves after the end: a short answer, not megabytes.
+    let r = parse(&format!("{}*\n", shuffle(2_500))).await;
+    assert_eq!(r.invalid_games, 1);
+    let bytes = r.encoded_len();
+    assert!(bytes < 4_096, "{bytes} bytes");
 }
