@@ -12,6 +12,7 @@ pub mod games_api;
 pub mod rules_api;
 pub mod session;
 pub mod store;
+pub mod store_guard;
 pub mod timecontrol;
 
 use std::net::SocketAddr;
@@ -147,19 +148,46 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> 
     }
 }
 
+/// Watches for damage found while serving ([`store::GameStore::damage`]) and then reports
+/// the game service, and the server as a whole, `NOT_SERVING`: a store that panics must not
+/// leave the health `SERVING`.
+fn report_store_damage(
+    store: Arc<dyn store::GameStore>,
+    reporter: tonic_health::server::HealthReporter,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
+        loop {
+            tick.tick().await;
+            if let Some(damage) = store.damage() {
+                tracing::error!(%damage, "reporting NOT_SERVING: the game store is damaged");
+                for name in ["chess.v1.GameService", ""] {
+                    reporter
+                        .set_service_status(name, tonic_health::ServingStatus::NotServing)
+                        .await;
+                }
+                return;
+            }
+        }
+    });
+}
+
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
-    let store = open_store(&config)?;
+    let store: Arc<dyn store::GameStore> =
+        Arc::new(store_guard::GuardedStore::new(open_store(&config)?));
     let metrics = Metrics::new("rules");
-    let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
+    let games =
+        games_api::GamesApi::new(store.clone(), config.limits(), shutdown.clone(), &metrics);
     let rules = rules_api::RulesApi::new(config.limits());
-    let (_reporter, health, reflection, reflection_alpha) =
+    let (reporter, health, reflection, reflection_alpha) =
         chess_service_kit::health_and_reflection(&[
             "chess.v1.RulesService",
             "chess.v1.GameService",
         ])
         .await?;
+    report_store_damage(store, reporter);
     let bound = chess_service_kit::bind(config.listen).await?;
     let metrics_addr = chess_service_kit::serve_metrics(
         config.common.metrics_listen,

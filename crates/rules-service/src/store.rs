@@ -47,6 +47,10 @@ pub trait GameStore: Send + Sync + 'static {
     fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError>;
     /// Number of games stored.
     fn count(&self) -> Result<u64, StoreError>;
+    /// Damage found while serving, if any: the service then reports `NOT_SERVING`.
+    fn damage(&self) -> Option<String> {
+        None
+    }
 }
 
 const EVENTS: TableDefinition<'_, (u128, u32), &str> = TableDefinition::new("events");
