@@ -323,3 +323,6 @@ fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

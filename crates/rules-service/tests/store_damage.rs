@@ -1,7 +1,7 @@
 //! Copies of a real game store, each damaged in one way, given to the real
 //! `chess-rules-service` binary: it must refuse to start, exit with status 1, say on stderr
 //! which file is damaged and how to recover, and never announce that it is serving. The
-//! undamaged copy must start.
+//! undamaged copy must start. The store is written by the service itself, over gRPC.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -9,38 +9,75 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use chess_rules_service::GameId;
-use chess_rules_service::session::Event;
-use chess_rules_service::store::{GameStore, RedbStore, created_marker};
+use chess_proto::v1::game_service_client::GameServiceClient;
+use chess_proto::v1::{CreateGameRequest, MakeMoveRequest};
 
 const PAGE: u64 = 4096;
 
-/// A store with `games` games of a few moves each, written through the real store code.
+/// The marker the service writes beside a store it creates.
+fn created_marker(store: &Path) -> PathBuf {
+    store.with_file_name("games.redb.created")
+}
+
+/// A store with `games` games of a few moves each, written by the real service over gRPC and
+/// closed cleanly (SIGTERM).
 fn real_store(dir: &Path, games: usize) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join("games.redb");
-    let store = RedbStore::open(&path).unwrap();
-    for g in 0..games {
-        let id = GameId::new();
-        let created = Event::Created {
-            start_fen: String::new(),
-            time_control: None,
-            white: format!("white player {g}"),
-            black: format!("black player {g}"),
-            at_ms: 1_700_000_000_000 + g as u64,
-        };
-        store.create(id, &created).unwrap();
-        for (seq, uci) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"].iter().enumerate() {
-            let mv = Event::Move {
-                uci: (*uci).into(),
-                offer_draw: false,
-                at_ms: 1_700_000_001_000 + seq as u64,
-            };
-            store.append(id, seq as u32 + 1, &mv).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start chess-rules-service");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("LISTENING line").unwrap();
+        if let Some(rest) = line.strip_prefix("LISTENING ") {
+            let grpc = rest.split(' ').find_map(|w| w.strip_prefix("grpc="));
+            break grpc.unwrap().to_owned();
         }
-    }
-    assert_eq!(store.count().unwrap(), games as u64);
-    path
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut client = GameServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        for g in 0..games {
+            let id = client
+                .create_game(CreateGameRequest {
+                    white: format!("white player {g}"),
+                    black: format!("black player {g}"),
+                    time_control_text: "5+3".into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .game_id;
+            for mv in ["e4", "e5", "Nf3", "Nc6", "Bb5"] {
+                client
+                    .make_move(MakeMoveRequest {
+                        game_id: id.clone(),
+                        r#move: mv.into(),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+    let stopped = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    assert!(child.wait().unwrap().success());
+    dir.join("games.redb")
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -121,7 +158,7 @@ fn damaged_stores_are_refused_with_a_clear_message() {
     let base = std::env::temp_dir().join(format!("chess-store-damage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let original = base.join("original");
-    let store_file = real_store(&original, 300);
+    let store_file = real_store(&original, 100);
     assert!(created_marker(&store_file).exists());
     let len = std::fs::metadata(&store_file).unwrap().len();
     let pages = used_pages(&store_file);

@@ -4,10 +4,11 @@
 
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{ParsePgnRequest, ParsePgnResponse, PgnTag, WritePgnRequest};
-use chess_rules_service::Limits;
-use chess_rules_service::rules_api::RulesApi;
 use prost::Message;
 use tonic::{Code, Request, Status};
+
+use super::RulesApi;
+use crate::Limits;
 
 fn api() -> RulesApi {
     RulesApi::new(Limits {
