@@ -87,7 +87,7 @@ fn store_status(e: StoreError) -> Status {
     match e {
         StoreError::NotFound(id) => Status::not_found(format!("game {id} not found")),
         StoreError::Conflict { .. } => Status::aborted(format!("{e}: retry")),
-        StoreError::Corrupt(_) => Status::data_loss(e.to_string()),
+        StoreError::Corrupt(_) | StoreError::Damaged(_) => Status::data_loss(e.to_string()),
         _ => Status::unavailable(format!("the move was not stored: {e}")),
     }
 }
