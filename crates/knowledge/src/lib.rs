@@ -16,10 +16,12 @@
 //! assert_eq!(report.material.balance, 0);
 //! ```
 
+mod illegal;
 mod openings;
 mod report;
 mod ser;
 
+pub use illegal::{IllegalAttempt, illegal_attempt};
 pub use openings::{
     Classification, DataError, Gambit, GambitEvidence, Opening, OpeningClass, classify, data_stats,
     opening_of,

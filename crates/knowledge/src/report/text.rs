@@ -19,6 +19,11 @@ fn item(topic: &'static str, en: String, zh: String) -> Item {
     Item { topic, en, zh }
 }
 
+/// `+2`, `-1`, `0`.
+fn signed(n: i32) -> String {
+    if n == 0 { "0".into() } else { format!("{n:+}") }
+}
+
 fn list(v: &[String]) -> String {
     v.join(" ")
 }
@@ -50,12 +55,16 @@ pub(super) fn items(r: &Report) -> Vec<Item> {
     out.push(item(
         "material",
         format!(
-            "Material (pawn 1, knight 3, bishop 3, rook 5, queen 9): white {}, black {}, balance {:+}",
-            m.white.points, m.black.points, m.balance
+            "Material (pawn 1, knight 3, bishop 3, rook 5, queen 9): white {}, black {}, balance {}",
+            m.white.points,
+            m.black.points,
+            signed(m.balance)
         ),
         format!(
-            "子力（兵1 馬3 象3 車5 后9）：白方 {}，黑方 {}，差值 {:+}",
-            m.white.points, m.black.points, m.balance
+            "子力（兵1 馬3 象3 車5 后9）：白方 {}，黑方 {}，差值 {}",
+            m.white.points,
+            m.black.points,
+            signed(m.balance)
         ),
     ));
     if m.exchange_balance != 0 {
@@ -276,8 +285,18 @@ pub(super) fn items(r: &Report) -> Vec<Item> {
         out.push(item("king_safety", e, z));
     }
 
-    for (en, zh, d) in each(&r.development) {
-        let mut e = format!("{en} development: {} minor pieces out", d.developed_minors);
+    // Development and castling matter until the endgame.
+    let development = if r.phase == super::Phase::Endgame {
+        Vec::new()
+    } else {
+        each(&r.development).to_vec()
+    };
+    for (en, zh, d) in development {
+        let mut e = format!(
+            "{en} development: {} minor piece{} out",
+            d.developed_minors,
+            if d.developed_minors == 1 { "" } else { "s" }
+        );
         let mut z = format!("{zh}出子：已出动轻子 {} 个", d.developed_minors);
         if !d.undeveloped.is_empty() {
             e.push_str(&format!(", still at home {}", list(&d.undeveloped)));
