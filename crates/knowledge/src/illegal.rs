@@ -74,11 +74,11 @@ fn read_squares(pos: &Position, text: &str) -> Option<(Square, Square, Option<Ro
             _ => None,
         }
     };
-    if body.len() >= 4 && body.is_char_boundary(4) {
-        if let (Ok(from), Ok(to)) = (body[0..2].parse::<Square>(), body[2..4].parse::<Square>()) {
-            let promotion = promo_of(&body[4..])?;
-            return Some((from, to, promotion));
-        }
+    if body.len() >= 4
+        && let (Ok(from), Ok(to)) = (body[0..2].parse::<Square>(), body[2..4].parse::<Square>())
+    {
+        let promotion = promo_of(&body[4..])?;
+        return Some((from, to, promotion));
     }
     // SAN-like: an optional piece letter and a destination; the piece that could go there.
     if body.len() == 2 {
