@@ -108,7 +108,10 @@ fn report_json_after_moves() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["material"]["balance"], 1);
     // exd5 doubles white's d-pawns.
-    assert_eq!(v["pawns"]["white"]["doubled"], serde_json::json!(["d2", "d5"]));
+    assert_eq!(
+        v["pawns"]["white"]["doubled"],
+        serde_json::json!(["d2", "d5"])
+    );
     assert_eq!(v["pawns"]["white"]["passed"], serde_json::json!([]));
     assert_eq!(v["pawns"]["black"]["backward"], serde_json::json!([]));
     assert_eq!(v["pawns"]["black"]["isolated"], serde_json::json!([]));
