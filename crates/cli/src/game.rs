@@ -20,7 +20,7 @@ use chess_proto::v1::{
     game_event::Kind,
 };
 use chess_rules::Position;
-use chess_rules_service::timecontrol::TimeControl;
+use chess_rules_service::TimeControl;
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::client::{Client, ClientArgs};
