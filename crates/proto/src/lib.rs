@@ -5,6 +5,7 @@
 //! Wire types stay at the edge: services convert them here, in one place.
 
 pub mod convert;
+pub mod knowledge;
 
 /// Generated code for package `chess.v1`.
 #[allow(
@@ -22,3 +23,4 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/chess_v1_descriptor.bin"));
 
 pub use convert::*;
+pub use knowledge::*;

@@ -3,13 +3,14 @@
 use chess_pgn::{PgnError, PgnGame};
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
-    self, ConvertMovesRequest, ConvertMovesResponse, LegalMovesRequest, LegalMovesResponse,
-    ParsePgnRequest, ParsePgnResponse, PositionStatusRequest, PositionStatusResponse,
-    ValidateFenRequest, ValidateFenResponse, WritePgnRequest, WritePgnResponse,
+    self, ConvertMovesRequest, ConvertMovesResponse, DescribePositionRequest,
+    DescribePositionResponse, LegalMovesRequest, LegalMovesResponse, ParsePgnRequest,
+    ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ValidateFenRequest,
+    ValidateFenResponse, WritePgnRequest, WritePgnResponse,
 };
 use chess_proto::{
-    FieldViolation, color_to_proto, draw_rule, move_from_text, move_to_proto, outcome_to_proto,
-    position_from_fen,
+    FieldViolation, color_to_proto, draw_rule, move_from_text, move_to_proto, opening_to_proto,
+    outcome_to_proto, position_from_fen, report_to_proto,
 };
 use chess_rules::{EnPassantMode, FenOptions, Game, Position};
 use tonic::{Request, Response, Status};
@@ -213,6 +214,18 @@ impl RulesService for RulesApi {
             .ok_or_else(|| Status::internal("PGN writing failed"))?;
         Ok(Response::new(WritePgnResponse { pgn: text }))
     }
+
+    #[tracing::instrument(skip_all, fields(fen = %request.get_ref().fen, moves = request.get_ref().moves.len()))]
+    async fn describe_position(
+        &self,
+        request: Request<DescribePositionRequest>,
+    ) -> Result<Response<DescribePositionResponse>, Status> {
+        let req = request.into_inner();
+        let game = self.game_from(&req.fen, &req.moves, false)?;
+        let report = chess_knowledge::describe(game.position());
+        let opening = chess_knowledge::classify(game.start(), game.moves());
+        Ok(Response::new(report_to_proto(&report, &opening)))
+    }
 }
 
 /// Puts a game's moves into a PGN game's mainline.
@@ -241,6 +254,10 @@ pub(crate) fn status_of(game: &Game) -> PositionStatusResponse {
         outcome: outcome.map(outcome_to_proto),
         legal_move_count: pos.count_legal() as u32,
         halfmove_clock: pos.halfmoves(),
+        opening: Some(opening_to_proto(&chess_knowledge::classify(
+            game.start(),
+            game.moves(),
+        ))),
     }
 }
 

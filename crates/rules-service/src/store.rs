@@ -305,6 +305,7 @@ mod tests {
             white: "w".into(),
             black: "b".into(),
             at_ms: 1,
+            illegal_moves: Default::default(),
         };
         store.create(id, &created).unwrap();
         assert!(matches!(
