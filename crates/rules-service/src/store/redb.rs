@@ -1,56 +1,16 @@
-//! Durable storage of game event logs behind the [`GameStore`] trait. The default is an
-//! embedded single-file ACID store (redb): an append returns only after the transaction is
+//! The embedded store: one redb file. An append returns only after the transaction is
 //! committed to disk, so an acknowledged move survives a crash.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
+use super::{GameStore, StoreError, backend};
 use crate::GameId;
 use crate::session::Event;
 
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("storage failure: {0}")]
-    Backend(String),
-    #[error("game {0} already exists")]
-    Exists(GameId),
-    #[error("game {0} not found")]
-    NotFound(GameId),
-    /// Another writer appended first: the caller's view of the log is stale.
-    #[error("event {expected} of game {id} was already written (the log has {actual})")]
-    Conflict {
-        id: GameId,
-        expected: u32,
-        actual: u32,
-    },
-    #[error("corrupt stored event: {0}")]
-    Corrupt(String),
-}
-
-/// Append-only event logs, one per game. Implementations are blocking; the service calls
-/// them from a blocking thread.
-pub trait GameStore: Send + Sync + 'static {
-    /// Stores a new game's first event.
-    fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError>;
-    /// Appends event number `seq` (0-based); fails with `Conflict` unless the log holds
-    /// exactly `seq` events. Returns once the event is durable.
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError>;
-    /// The whole log, or `None` for an unknown game.
-    fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError>;
-    /// Number of games stored.
-    fn count(&self) -> Result<u64, StoreError>;
-}
-
 const EVENTS: TableDefinition<'_, (u128, u32), &str> = TableDefinition::new("events");
 const GAMES: TableDefinition<'_, u128, u32> = TableDefinition::new("games");
-
-fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
 
 /// The embedded store: one redb file.
 pub struct RedbStore {
@@ -148,48 +108,10 @@ impl GameStore for RedbStore {
     }
 }
 
-/// A store in memory, for tests and `--store memory`: nothing survives a restart.
-#[derive(Debug, Default)]
-pub struct MemoryStore {
-    games: Mutex<HashMap<GameId, Vec<Event>>>,
-}
-
-impl GameStore for MemoryStore {
-    fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
-        let mut games = self.games.lock().map_err(backend)?;
-        if games.contains_key(&id) {
-            return Err(StoreError::Exists(id));
-        }
-        games.insert(id, vec![first.clone()]);
-        Ok(())
-    }
-
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
-        let mut games = self.games.lock().map_err(backend)?;
-        let log = games.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-        if log.len() != seq as usize {
-            return Err(StoreError::Conflict {
-                id,
-                expected: seq,
-                actual: log.len() as u32,
-            });
-        }
-        log.push(event.clone());
-        Ok(())
-    }
-
-    fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
-        Ok(self.games.lock().map_err(backend)?.get(&id).cloned())
-    }
-
-    fn count(&self) -> Result<u64, StoreError> {
-        Ok(self.games.lock().map_err(backend)?.len() as u64)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryStore;
 
     fn exercise(store: &dyn GameStore) {
         let id = GameId::new();
