@@ -12,6 +12,7 @@ pub mod games_api;
 pub mod rules_api;
 pub mod session;
 pub mod store;
+mod store_sync;
 pub mod timecontrol;
 
 use std::net::SocketAddr;
@@ -35,6 +36,10 @@ impl GameId {
 
     pub fn as_u128(self) -> u128 {
         self.0.as_u128()
+    }
+
+    pub fn from_u128(v: u128) -> GameId {
+        GameId(uuid::Uuid::from_u128(v))
     }
 }
 
@@ -76,6 +81,8 @@ pub enum StoreKind {
     Redb,
     /// In memory only: games are lost when the process stops.
     Memory,
+    /// PostgreSQL at `--database-url`: shared by any number of replicas (durable).
+    Postgres,
 }
 
 /// Configuration: flags with `CHESS_RULES_*` environment fallbacks.
@@ -97,6 +104,33 @@ pub struct Config {
     /// Game store.
     #[arg(long, env = "CHESS_RULES_STORE", value_enum, default_value = "redb")]
     pub store: StoreKind,
+
+    /// PostgreSQL database of `--store postgres`:
+    /// `postgres://user:password@host:port/database`.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
+    /// Most connections to PostgreSQL held at once.
+    #[arg(long, env = "CHESS_RULES_DATABASE_POOL_SIZE", default_value_t = 16)]
+    pub database_pool_size: usize,
+
+    /// Longest a PostgreSQL statement (or the wait for a connection) may take, in ms; past it
+    /// the call fails with UNAVAILABLE.
+    #[arg(long, env = "CHESS_RULES_DATABASE_TIMEOUT_MS", default_value_t = 5_000)]
+    pub database_timeout_ms: u64,
+
+    /// How long start-up waits for PostgreSQL to accept connections, in seconds.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_START_WAIT_SECS",
+        default_value_t = 30
+    )]
+    pub database_start_wait_secs: u64,
 
     /// Most moves accepted in one request's move list.
     #[arg(long, env = "CHESS_RULES_MAX_MOVES", default_value_t = 2048)]
@@ -129,10 +163,29 @@ impl Config {
     }
 }
 
-/// Opens the store the configuration names.
-pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
+/// Opens the store the configuration names (for PostgreSQL: connects and migrates).
+pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
+    if config.database_url.is_some() && config.store != StoreKind::Postgres {
+        return Err("--database-url is for --store postgres".into());
+    }
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
+        StoreKind::Postgres => {
+            let url = config.database_url.as_deref().ok_or(
+                "--store postgres needs --database-url postgres://user:password@host:port/database \
+                 (or CHESS_RULES_DATABASE_URL)",
+            )?;
+            let options = store::PostgresOptions {
+                pool_size: config.database_pool_size,
+                statement_timeout: Duration::from_millis(config.database_timeout_ms.max(1)),
+                start_wait: Duration::from_secs(config.database_start_wait_secs),
+                ..store::PostgresOptions::new(url)
+            };
+            let store = store::PostgresStore::connect(&options)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(Arc::new(store))
+        }
         StoreKind::Redb => {
             std::fs::create_dir_all(&config.data_dir).map_err(|e| {
                 format!(
@@ -150,9 +203,10 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> 
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
-    let store = open_store(&config)?;
+    let store = open_store(&config).await?;
     let metrics = Metrics::new("rules");
     let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
+    store_sync::start(&games, store_sync::Eviction::default());
     let rules = rules_api::RulesApi::new(config.limits());
     let (_reporter, health, reflection, reflection_alpha) =
         chess_service_kit::health_and_reflection(&[

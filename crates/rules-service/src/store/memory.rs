@@ -23,7 +23,13 @@ impl GameStore for MemoryStore {
         Ok(())
     }
 
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
+    fn append(
+        &self,
+        id: GameId,
+        seq: u32,
+        event: &Event,
+        _flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
         let mut games = self.games.lock().map_err(backend)?;
         let log = games.get_mut(&id).ok_or(StoreError::NotFound(id))?;
         if log.len() != seq as usize {
@@ -43,5 +49,25 @@ impl GameStore for MemoryStore {
 
     fn count(&self) -> Result<u64, StoreError> {
         Ok(self.games.lock().map_err(backend)?.len() as u64)
+    }
+
+    fn list(&self, after: Option<GameId>, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        let games = self.games.lock().map_err(backend)?;
+        let mut ids: Vec<GameId> = games
+            .keys()
+            .copied()
+            .filter(|id| after.is_none_or(|a| *id > a))
+            .collect();
+        ids.sort_unstable();
+        ids.truncate(limit);
+        Ok(ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn memory_store_passes_the_conformance_suite() {
+        crate::store::conformance::run(&super::MemoryStore::default());
     }
 }
