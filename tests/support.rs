@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use tonic::transport::{Channel, Endpoint};
 
+pub mod postgres;
+
 /// A directory under the system temp dir, removed on drop.
 #[derive(Debug)]
 pub struct TempDir(pub PathBuf);
