@@ -5,13 +5,16 @@
 //! under load, and the database restarted under load.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chess_integration_tests::postgres::Postgres;
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::{Service, TempDir, bin};
 use chess_proto::v1::game_event::Kind;
 use chess_proto::v1::game_service_client::GameServiceClient;
+use chess_proto::v1::outcome::{Result as R, Rule};
 use chess_proto::v1::{
     CreateGameRequest, GameEvent, GameState, GetGameRequest, MakeMoveRequest, WatchGameRequest,
 };
@@ -204,26 +207,63 @@ fn games_move_from_redb_to_postgres_and_back() {
     });
     rules.terminate(Duration::from_secs(10));
     let redb_url = format!("redb:{}", data.join("games.redb").display());
+    // Through the command line, as a user moves games: `chess store export|import`.
     let export = |url: &str| {
-        let store = rt.block_on(transfer::open_url(url)).unwrap();
-        let mut out = Vec::new();
-        transfer::export(&*store, &mut out).unwrap();
-        out
+        let out = Command::new(bin("chess"))
+            .args(["store", "export", "--store", url])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run chess store export");
+        assert!(
+            out.status.success(),
+            "export from {url}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
     };
-    let import = |url: &str, input: &[u8]| {
-        let store = rt.block_on(transfer::open_url(url)).unwrap();
-        transfer::import(&*store, &mut &input[..]).unwrap()
+    let import = |url: &str, input: &[u8]| -> String {
+        let mut child = Command::new(bin("chess"))
+            .args(["store", "import", "--store", url])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run chess store import");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "import into {url}: {said}");
+        said
     };
     let first = export(&redb_url);
     assert_eq!(sorted_lines(&first).len(), 4);
-    assert_eq!(import(&url, &first).games, 4);
+    assert!(import(&url, &first).contains("imported 4 game(s)"));
     let from_pg = export(&url);
     assert_eq!(sorted_lines(&from_pg), sorted_lines(&first));
     let back = format!("redb:{}", dir.0.join("second.redb").display());
-    assert_eq!(import(&back, &from_pg).games, 4);
+    assert!(import(&back, &from_pg).contains("imported 4 game(s)"));
     assert_eq!(sorted_lines(&export(&back)), sorted_lines(&first));
+    // A bad line is refused with its number, and the store is unchanged.
+    let mut bad = first.clone();
+    bad.extend_from_slice(b"{\"game_id\": \"x\"}\n");
+    let out = Command::new(bin("chess"))
+        .args(["store", "import", "--store", &url])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(&bad)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line 5"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Importing again changes nothing.
-    assert_eq!(import(&url, &first).unchanged, 4);
+    assert!(import(&url, &first).contains("(4 already there, unchanged)"));
 }
 
 #[test]
@@ -606,4 +646,76 @@ fn postgres_restarted_under_load_fails_unavailable_then_recovers() {
             during.len()
         );
     });
+}
+
+#[test]
+fn a_flag_falls_on_time_after_the_replica_serving_the_game_died() {
+    let Some(mut pg) = Postgres::start("a_flag_falls_on_time") else {
+        return;
+    };
+    let url = pg.create_database();
+    let db = url.rsplit('/').next().unwrap().to_owned();
+    let dir = TempDir::new("pg-flag");
+    let mut a = replica(&url, &dir);
+    // Two survivors: both see the flag fall; exactly one records it.
+    let b = replica(&url, &dir);
+    let c = replica(&url, &dir);
+    let id = runtime().block_on(async {
+        let mut on_a = client(&a).await;
+        // Three seconds each: white's clock runs once black has replied.
+        let id = new_game(&mut on_a, "0.05+0").await;
+        on_a.make_move(mv(&id, "e4", Some(0))).await.unwrap();
+        on_a.make_move(mv(&id, "e5", Some(1))).await.unwrap();
+        id
+    });
+    // Nobody serves or watches the game any more: only the survivors' sweep can flag it.
+    a.kill_hard();
+    let deadline: u64 = pg
+        .sql(
+            &db,
+            &format!(
+                "SELECT (body->>'at_ms')::bigint + 3000 FROM chess_events WHERE game = '{id}' AND seq = 2"
+            ),
+        )
+        .parse()
+        .unwrap();
+    let flag = format!(
+        "SELECT count(*), min((body->>'at_ms')::bigint) FROM chess_events WHERE game = '{id}' AND body->>'type' = 'flag_fell'"
+    );
+    let started = Instant::now();
+    let (count, at) = loop {
+        let row = pg.sql(&db, &flag);
+        let (n, at) = row.split_once('|').unwrap();
+        if n != "0" {
+            break (n.to_owned(), at.parse::<u64>().unwrap());
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "no replica recorded the flag fall"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Give a second recorder the chance to (wrongly) write again.
+    std::thread::sleep(Duration::from_secs(1));
+    let (count_later, _) = pg
+        .sql(&db, &flag)
+        .split_once('|')
+        .map(|(n, a)| (n.to_owned(), a.to_owned()))
+        .unwrap();
+    assert_eq!(count, "1");
+    assert_eq!(count_later, "1", "the flag fall is recorded once");
+    let late = at.saturating_sub(deadline);
+    assert!(at >= deadline, "not before the deadline");
+    assert!(late < 1_000, "recorded {late} ms after the deadline");
+    runtime().block_on(async {
+        for r in [&b, &c] {
+            let s = get(&mut client(r).await, &id).await;
+            let o = s.outcome.expect("the game is over");
+            assert_eq!(o.result, R::BlackWins as i32, "{o:?}");
+            assert_eq!(o.rule, Rule::Timeout as i32, "{o:?}");
+        }
+    });
+    eprintln!(
+        "flag fall of a game whose replica died: recorded once, {late} ms after the deadline"
+    );
 }

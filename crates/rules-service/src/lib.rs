@@ -166,7 +166,11 @@ impl Config {
 /// Opens the store the configuration names (for PostgreSQL: connects and migrates).
 pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
     if config.database_url.is_some() && config.store != StoreKind::Postgres {
-        return Err("--database-url is for --store postgres".into());
+        return Err(
+            "--database-url (CHESS_RULES_DATABASE_URL) is only for --store postgres: add \
+             --store postgres (CHESS_RULES_STORE=postgres) or leave the URL out"
+                .into(),
+        );
     }
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),

@@ -10,7 +10,7 @@ mod redb;
 pub mod transfer;
 
 pub use self::memory::MemoryStore;
-pub use self::postgres::{PostgresOptions, PostgresStore};
+pub use self::postgres::{PostgresOptions, PostgresStore, redact as redact_url};
 pub use self::redb::RedbStore;
 
 use crate::GameId;
