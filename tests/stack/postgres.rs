@@ -19,9 +19,7 @@ use chess_proto::v1::{
     CreateGameRequest, GameEvent, GameState, GetGameRequest, MakeMoveRequest, WatchGameRequest,
 };
 use chess_rules::Position;
-use chess_rules_service::store::{
-    GameStore, PostgresOptions, PostgresStore, conformance, transfer,
-};
+use chess_rules_service::store::{GameStore, PostgresOptions, PostgresStore, conformance};
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::{Code, Streaming};
