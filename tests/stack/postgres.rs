@@ -717,3 +717,24 @@ fn a_flag_falls_on_time_after_the_replica_serving_the_game_died() {
         "flag fall of a game whose replica died: recorded once, {late} ms after the deadline"
     );
 }
+
+/// The game suite the redb store passes (every ending, bad input, watchers and racing
+/// clients), on PostgreSQL.
+#[test]
+fn the_game_suite_passes_on_postgres() {
+    let Some(mut pg) = Postgres::start("the_game_suite_passes_on_postgres") else {
+        return;
+    };
+    let url = pg.create_database();
+    let on_postgres = || {
+        chess_integration_tests::Stack::start_with_rules(&[
+            "--store",
+            "postgres",
+            "--database-url",
+            &url,
+        ])
+    };
+    crate::games::games_reach_every_ending_on(on_postgres());
+    crate::games::bad_input_leaves_the_game_unchanged_on(on_postgres());
+    crate::games::watchers_see_every_move_and_concurrent_clients_never_fork_on(on_postgres());
+}
