@@ -115,6 +115,15 @@ pub struct Config {
     )]
     pub database_url: Option<String>,
 
+    /// A file holding the `--database-url` (e.g. a mounted Kubernetes Secret), read at start.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_URL_FILE",
+        value_name = "PATH",
+        conflicts_with = "database_url"
+    )]
+    pub database_url_file: Option<PathBuf>,
+
     /// Most connections to PostgreSQL held at once.
     #[arg(long, env = "CHESS_RULES_DATABASE_POOL_SIZE", default_value_t = 16)]
     pub database_pool_size: usize,
@@ -165,7 +174,17 @@ impl Config {
 
 /// Opens the store the configuration names (for PostgreSQL: connects and migrates).
 pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
-    if config.database_url.is_some() && config.store != StoreKind::Postgres {
+    let url = match (&config.database_url, &config.database_url_file) {
+        (Some(url), _) => Some(url.trim().to_owned()),
+        (None, Some(path)) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("--database-url-file {}: {e}", path.display()))?
+                .trim()
+                .to_owned(),
+        ),
+        (None, None) => None,
+    };
+    if url.is_some() && config.store != StoreKind::Postgres {
         return Err(
             "--database-url (CHESS_RULES_DATABASE_URL) is only for --store postgres: add \
              --store postgres (CHESS_RULES_STORE=postgres) or leave the URL out"
@@ -175,9 +194,9 @@ pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, St
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
         StoreKind::Postgres => {
-            let url = config.database_url.as_deref().ok_or(
+            let url = url.as_deref().filter(|u| !u.is_empty()).ok_or(
                 "--store postgres needs --database-url postgres://user:password@host:port/database \
-                 (or CHESS_RULES_DATABASE_URL)",
+                 (or CHESS_RULES_DATABASE_URL, or --database-url-file)",
             )?;
             let options = store::PostgresOptions {
                 pool_size: config.database_pool_size,
