@@ -61,7 +61,7 @@ pub fn run(args: StoreArgs) -> CliResult {
     match args.command {
         StoreCommand::Export { store, output } => {
             let opened = runtime
-                .block_on(transfer::open_url(&store))
+                .block_on(transfer::open_url(&store, false))
                 .map_err(CliError::failure)?;
             let n = match output {
                 Some(path) => {
@@ -93,7 +93,7 @@ pub fn run(args: StoreArgs) -> CliResult {
                 None => Box::new(BufReader::new(std::io::stdin().lock())),
             };
             let opened = runtime
-                .block_on(transfer::open_url(&store))
+                .block_on(transfer::open_url(&store, true))
                 .map_err(CliError::failure)?;
             let done = transfer::import(&*opened, &mut reader).map_err(|e| match &input {
                 Some(path) => CliError::failure(format!("{}: {e}", path.display())),

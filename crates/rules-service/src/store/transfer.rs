@@ -25,7 +25,8 @@ struct Record {
 
 /// Where a store is: `redb:PATH` (or a path: a `.redb` file, or a data directory holding
 /// `games.redb`), `postgres://...` / `postgresql://...`, or `memory:` (empty, for tests).
-pub async fn open_url(url: &str) -> Result<Arc<dyn GameStore>, String> {
+/// A redb file that does not exist is created only when `create` is set.
+pub async fn open_url(url: &str, create: bool) -> Result<Arc<dyn GameStore>, String> {
     let url = url.trim();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let store = PostgresStore::connect(&PostgresOptions::new(url))
@@ -46,6 +47,9 @@ pub async fn open_url(url: &str) -> Result<Arc<dyn GameStore>, String> {
     let mut path = std::path::PathBuf::from(path);
     if path.is_dir() {
         path = path.join("games.redb");
+    }
+    if !create && !path.exists() {
+        return Err(format!("no game store at {}", path.display()));
     }
     let store = RedbStore::open(&path).map_err(|e| {
         format!("{e} (is a rules service using it? redb files are opened by one process at a time)")
