@@ -25,8 +25,6 @@ const SWEEP_EVERY: Duration = Duration::from_millis(500);
 const SWEEP_AHEAD_MS: u64 = 2_000;
 /// Games the sweep loads per round at most.
 const SWEEP_BATCH: usize = 500;
-/// How often eviction runs.
-const EVICT_EVERY: Duration = Duration::from_secs(5);
 
 /// When an unwatched game leaves memory.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +34,8 @@ pub struct Eviction {
     /// A game in play, after this long unused (never while its clock runs, unless the store
     /// is shared: then the flag sweep loads it again in time).
     pub playing_idle: Duration,
+    /// How often eviction looks.
+    pub every: Duration,
 }
 
 impl Default for Eviction {
@@ -43,6 +43,7 @@ impl Default for Eviction {
         Eviction {
             finished_idle: Duration::from_secs(10),
             playing_idle: Duration::from_secs(300),
+            every: Duration::from_secs(5),
         }
     }
 }
@@ -142,7 +143,7 @@ async fn evict(api: GamesApi, eviction: Eviction) {
     let shared = api.inner.store.shared();
     loop {
         tokio::select! {
-            _ = tokio::time::sleep(EVICT_EVERY) => {}
+            _ = tokio::time::sleep(eviction.every) => {}
             _ = api.inner.shutdown.wait() => return,
         }
         let now = Instant::now();
@@ -173,5 +174,100 @@ async fn evict(api: GamesApi, eviction: Eviction) {
             }
         });
         api.inner.cached.set(slots.len() as i64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Limits;
+    use crate::store::{GameStore, MemoryStore};
+    use chess_proto::v1::game_service_server::GameService;
+    use chess_proto::v1::{CreateGameRequest, GetGameRequest, MakeMoveRequest, WatchGameRequest};
+    use tonic::Request;
+
+    fn cached(api: &GamesApi) -> usize {
+        api.inner.slots.lock().unwrap().len()
+    }
+
+    /// Only games in use stay in memory: idle games leave (finished ones sooner), watched
+    /// games and games with a running clock (on a store of one process) stay, and an evicted
+    /// game is read again from the store when next used.
+    #[tokio::test]
+    async fn idle_games_leave_memory_and_come_back_from_the_store() {
+        let store: Arc<dyn GameStore> = Arc::new(MemoryStore::default());
+        let metrics = chess_service_kit::Metrics::new("test");
+        let shutdown = chess_service_kit::Shutdown::new();
+        let limits = Limits {
+            max_moves: 100,
+            max_pgn_bytes: 1 << 20,
+            max_games: 10,
+            max_game_plies: 100,
+        };
+        let api = GamesApi::new(store.clone(), limits, shutdown.clone(), &metrics);
+        start(
+            &api,
+            Eviction {
+                finished_idle: Duration::from_millis(50),
+                playing_idle: Duration::from_millis(400),
+                every: Duration::from_millis(20),
+            },
+        );
+        let create = |tc: &str| CreateGameRequest {
+            time_control_text: tc.into(),
+            ..Default::default()
+        };
+        let mut ids = Vec::new();
+        for _ in 0..20 {
+            let s = api.create_game(Request::new(create(""))).await.unwrap();
+            ids.push(s.into_inner().game_id);
+        }
+        let timed = api
+            .create_game(Request::new(create("5+0")))
+            .await
+            .unwrap()
+            .into_inner()
+            .game_id;
+        for m in ["e4", "e5"] {
+            api.make_move(Request::new(MakeMoveRequest {
+                game_id: timed.clone(),
+                r#move: m.into(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap();
+        }
+        let watched = ids[0].clone();
+        let _watch = api
+            .watch_game(Request::new(WatchGameRequest {
+                game_id: watched.clone(),
+            }))
+            .await
+            .unwrap();
+        assert_eq!(cached(&api), 21);
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        // The watched game and the game whose clock runs are all that is left.
+        assert_eq!(cached(&api), 2);
+        let keys: Vec<String> = api
+            .inner
+            .slots
+            .lock()
+            .unwrap()
+            .keys()
+            .map(|k| k.to_string())
+            .collect();
+        assert!(keys.contains(&watched) && keys.contains(&timed), "{keys:?}");
+        // An evicted game comes back from the store as it was.
+        let again = api
+            .get_game(Request::new(GetGameRequest {
+                game_id: ids[5].clone(),
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(again.game_id, ids[5]);
+        assert_eq!(cached(&api), 3);
+        assert_eq!(store.count().unwrap(), 21);
+        shutdown.trigger();
     }
 }
