@@ -2,18 +2,22 @@
 //!
 //! The rules service: stateless rules queries (`chess.v1.RulesService`) and durable game
 //! sessions (`chess.v1.GameService`) over gRPC, with health, reflection, Prometheus metrics
-//! and graceful shutdown. Games are event logs in a [`store::GameStore`]; the default store
-//! is an embedded redb file under the data directory, and a move is acknowledged only after
-//! its event is on disk.
+//! and graceful shutdown. Games are event logs in a game store; the default store is an
+//! embedded redb file under the data directory, and a move is acknowledged only after its
+//! event is on disk.
+//!
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`), [`TimeControl`] (the
+//! CLI shows a game's time control as the service writes it) and [`store`] (`chess store
+//! export|import` and the store tests against PostgreSQL); the rest is private.
 
 #![forbid(unsafe_code)]
 
-pub mod games_api;
-pub mod rules_api;
-pub mod session;
+mod games_api;
+mod rules_api;
+mod session;
 pub mod store;
 mod store_sync;
-pub mod timecontrol;
+mod timecontrol;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,8 +26,27 @@ use std::time::Duration;
 
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{CommonArgs, GrpcMetricsLayer, Metrics, Shutdown};
+use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+pub use timecontrol::TimeControl;
+
+/// Why the service could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Settings that contradict each other or cannot be read.
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
 
 /// A game's id: a random UUID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,7 +90,7 @@ impl std::str::FromStr for GameId {
 /// Request limits the service enforces itself (the gateway enforces its own, usually
 /// tighter, in front).
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_moves: usize,
     pub max_pgn_bytes: usize,
     pub max_games: usize,
@@ -162,7 +185,7 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Limits {
             max_moves: self.max_moves,
             max_pgn_bytes: self.max_pgn_bytes,
@@ -173,51 +196,51 @@ impl Config {
 }
 
 /// Opens the store the configuration names (for PostgreSQL: connects and migrates).
-pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
+async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
     let url = match (&config.database_url, &config.database_url_file) {
         (Some(url), _) => Some(url.trim().to_owned()),
         (None, Some(path)) => Some(
             std::fs::read_to_string(path)
-                .map_err(|e| format!("--database-url-file {}: {e}", path.display()))?
+                .map_err(|e| Error::Config(format!("--database-url-file {}: {e}", path.display())))?
                 .trim()
                 .to_owned(),
         ),
         (None, None) => None,
     };
     if url.is_some() && config.store != StoreKind::Postgres {
-        return Err(
+        return Err(Error::Config(
             "--database-url (CHESS_RULES_DATABASE_URL) is only for --store postgres: add \
              --store postgres (CHESS_RULES_STORE=postgres) or leave the URL out"
                 .into(),
-        );
+        ));
     }
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
         StoreKind::Postgres => {
-            let url = url.as_deref().filter(|u| !u.is_empty()).ok_or(
-                "--store postgres needs --database-url postgres://user:password@host:port/database \
-                 (or CHESS_RULES_DATABASE_URL, or --database-url-file)",
-            )?;
+            let url = url.as_deref().filter(|u| !u.is_empty()).ok_or_else(|| {
+                Error::Config(
+                    "--store postgres needs --database-url \
+                     postgres://user:password@host:port/database (or CHESS_RULES_DATABASE_URL, \
+                     or --database-url-file)"
+                        .into(),
+                )
+            })?;
             let options = store::PostgresOptions {
                 pool_size: config.database_pool_size,
                 statement_timeout: Duration::from_millis(config.database_timeout_ms.max(1)),
                 start_wait: Duration::from_secs(config.database_start_wait_secs),
                 ..store::PostgresOptions::new(url)
             };
-            let store = store::PostgresStore::connect(&options)
-                .await
-                .map_err(|e| e.to_string())?;
+            let store = store::PostgresStore::connect(&options).await?;
             Ok(Arc::new(store))
         }
         StoreKind::Redb => {
-            std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-                format!(
-                    "cannot create data directory {}: {e}",
-                    config.data_dir.display()
-                )
+            std::fs::create_dir_all(&config.data_dir).map_err(|source| Error::DataDir {
+                path: config.data_dir.clone(),
+                source,
             })?;
             let path = config.data_dir.join("games.redb");
-            let store = store::RedbStore::open(&path).map_err(|e| e.to_string())?;
+            let store = store::RedbStore::open(&path)?;
             Ok(Arc::new(store))
         }
     }
@@ -225,27 +248,12 @@ pub async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, St
 
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
-pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
+pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let store = open_store(&config).await?;
     let metrics = Metrics::new("rules");
     let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
     store_sync::start(&games, store_sync::Eviction::default());
     let rules = rules_api::RulesApi::new(config.limits());
-    let (_reporter, health, reflection, reflection_alpha) =
-        chess_service_kit::health_and_reflection(&[
-            "chess.v1.RulesService",
-            "chess.v1.GameService",
-        ])
-        .await?;
-    let bound = chess_service_kit::bind(config.listen).await?;
-    let metrics_addr = chess_service_kit::serve_metrics(
-        config.common.metrics_listen,
-        metrics.clone(),
-        shutdown.clone(),
-    )
-    .await?;
-    chess_service_kit::announce("rules", bound.addr, metrics_addr);
-
     let max_message = config.max_pgn_bytes + (64 << 10);
     let rules = RulesServiceServer::new(rules)
         .accept_compressed(CompressionEncoding::Gzip)
@@ -255,15 +263,21 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip);
 
+    let startup = Startup {
+        service: "rules",
+        listen: config.listen,
+        metrics_listen: config.common.metrics_listen,
+        serving: &["chess.v1.RulesService", "chess.v1.GameService"],
+        not_serving: &[],
+    };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
-        .layer(GrpcMetricsLayer::new(metrics))
-        .add_service(health)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
-        .add_service(rules)
-        .add_service(games)
-        .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
-    chess_service_kit::serve_until_stopped(server, &shutdown, grace).await
+    startup
+        .serve(
+            |routes| routes.add_service(rules).add_service(games),
+            metrics,
+            &shutdown,
+            grace,
+        )
+        .await?;
+    Ok(())
 }
