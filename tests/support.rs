@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use tonic::transport::{Channel, Endpoint};
 
+pub mod postgres;
+
 /// A directory under the system temp dir, removed on drop.
 #[derive(Debug)]
 pub struct TempDir(pub PathBuf);
@@ -207,15 +209,26 @@ impl Stack {
         gateway_args: &[&str],
         gateway_env: &[(&str, &str)],
     ) -> Stack {
+        Stack::start_all(&[], search_args, gateway_args, gateway_env)
+    }
+
+    /// The stack with `rules_args` added to the rules service's (e.g. another store).
+    pub fn start_with_rules(rules_args: &[&str]) -> Stack {
+        Stack::start_all(rules_args, &[], &[], &[])
+    }
+
+    fn start_all(
+        rules_args: &[&str],
+        search_args: &[&str],
+        gateway_args: &[&str],
+        gateway_env: &[(&str, &str)],
+    ) -> Stack {
         let dir = TempDir::new("stack");
         let data = dir.0.join("data");
         let data = data.to_str().expect("utf-8 path");
-        let rules = Service::start(
-            "chess-rules-service",
-            &["--listen", "127.0.0.1:0", "--data-dir", data],
-            &[],
-            &dir.0,
-        );
+        let mut rargs = vec!["--listen", "127.0.0.1:0", "--data-dir", data];
+        rargs.extend_from_slice(rules_args);
+        let rules = Service::start("chess-rules-service", &rargs, &[], &dir.0);
         let mut sargs = vec![
             "--listen",
             "127.0.0.1:0",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Offline checks of deploy/: renders the kustomize base, every overlay and the optional
-# component with `kubectl kustomize`, validates every object against the Kubernetes
+# components with `kubectl kustomize`, validates every object against the Kubernetes
 # $K8S_VERSION schemas (kubernetes-validate --strict: unknown fields are errors, and so is a kind
 # without a schema), lints the Dockerfile with hadolint and runs checkov on the rendered
 # manifests and the Dockerfile. Nothing is fetched from the network.
@@ -70,11 +70,26 @@ components:
   - $(realpath --relative-to="$scratch" "$K8S/components/search-queue-autoscaling")
 KUST
 
+# `postgres-component` is the base with the `postgres` component alone (bring your own
+# database: the Secret chess-postgres is the operator's), assembled the same way.
+pg_scratch="$OUT/work/postgres-component"
+mkdir -p "$pg_scratch"
+cat >"$pg_scratch/kustomization.yaml" <<KUST
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - $(realpath --relative-to="$pg_scratch" "$K8S/base")
+components:
+  - $(realpath --relative-to="$pg_scratch" "$K8S/components/postgres")
+KUST
+
 targets=(
     "base=$K8S/base"
     "local=$K8S/overlays/local"
     "gpu=$K8S/overlays/gpu"
     "queue-autoscaling=$scratch"
+    "postgres=$K8S/overlays/postgres"
+    "postgres-component=$pg_scratch"
 )
 
 status=0

@@ -71,7 +71,11 @@ fn outcome(state: &GameState) -> (i32, i32) {
 
 #[test]
 fn games_reach_every_ending() {
-    let stack = Stack::start();
+    games_reach_every_ending_on(Stack::start());
+}
+
+/// Also run on the PostgreSQL store (postgres.rs).
+pub(crate) fn games_reach_every_ending_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
 
@@ -279,7 +283,11 @@ fn games_reach_every_ending() {
 
 #[test]
 fn bad_input_leaves_the_game_unchanged() {
-    let stack = Stack::start();
+    bad_input_leaves_the_game_unchanged_on(Stack::start());
+}
+
+/// Also run on the PostgreSQL store (postgres.rs).
+pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
         assert_field_error(
@@ -412,7 +420,11 @@ fn bad_input_leaves_the_game_unchanged() {
 
 #[test]
 fn watchers_see_every_move_and_concurrent_clients_never_fork() {
-    let stack = Stack::start();
+    watchers_see_every_move_and_concurrent_clients_never_fork_on(Stack::start());
+}
+
+/// Also run on the PostgreSQL store (postgres.rs).
+pub(crate) fn watchers_see_every_move_and_concurrent_clients_never_fork_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
         let id = new_game(&mut games, "", "").await;

@@ -9,6 +9,7 @@ mod discovery;
 mod engine_move;
 mod games;
 mod loadgen;
+mod postgres;
 mod rules_api;
 mod search;
 

@@ -13,6 +13,7 @@
 //! chess up [--data-dir DIR] [--memory]           rules service + gateway on loopback
 //! chess game new|move|show|watch|resign|draw     games, through the gateway
 //! chess rules legal-moves|status                 rules queries, through the gateway
+//! chess store export|import --store URL          move games between redb and PostgreSQL
 //! ```
 //!
 //! The local commands run synchronously; only `up`, `game` and `rules` start a Tokio runtime.
@@ -36,6 +37,7 @@ mod pgn;
 mod report;
 mod rules;
 mod san;
+mod store;
 mod up;
 
 use std::io::Write as _;
@@ -96,6 +98,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Review a game from a PGN file: judgements, better moves, accuracy, centipawn loss.
     Review(analyze::ReviewArgs),
+    /// Export and import games between game stores (redb files, PostgreSQL) as JSON lines.
+    Store(store::StoreArgs),
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -112,6 +116,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Rules(args) => rules::run(args, &cli.client),
         Command::Analyze(args) => analyze::run_analyze(args, &cli.client),
         Command::Review(args) => analyze::run_review(args, &cli.client),
+        Command::Store(args) => store::run(args),
     }
 }
 

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use chess_gateway::GatewayConfig;
 use chess_rules_service::Config as RulesConfig;
+use chess_rules_service::StoreKind;
 use chess_search_service::Config as SearchConfig;
 use chess_service_kit::{LogFormat, Shutdown};
 use clap::{Args, Parser as _};
@@ -71,6 +72,19 @@ pub struct UpArgs {
     /// loopback the only caller is you, and a load test should meet the servers, not a limit.
     #[arg(long, env = "CHESS_GATEWAY_RATE_LIMIT", default_value_t = 0)]
     rate_limit: u32,
+    /// Game store: `redb` (a file in --data-dir, the default), `memory`, or `postgres`
+    /// (the database at --database-url).
+    #[arg(long, value_enum, env = "CHESS_RULES_STORE", value_name = "STORE")]
+    store: Option<StoreKind>,
+    /// The PostgreSQL database of `--store postgres`:
+    /// `postgres://user:password@host:port/database`.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    database_url: Option<String>,
     /// Log filter in `tracing` syntax (logs go to stderr); `info` shows the services' activity.
     #[arg(long, env = "CHESS_LOG", value_name = "FILTER", default_value = "warn")]
     log: String,
@@ -150,24 +164,47 @@ fn plan(
     search_addr: SocketAddr,
 ) -> CliResult<Plan> {
     let grace = args.shutdown_grace_secs.to_string();
-    let store = if args.memory {
-        "in memory (lost when the stack stops)".to_owned()
-    } else {
-        format!("in {}", args.data_dir.join("games.redb").display())
+    let kind = match (args.memory, args.store) {
+        (true, None | Some(StoreKind::Memory)) => StoreKind::Memory,
+        (true, Some(_)) => {
+            return Err(CliError::usage(
+                "--memory and --store name two stores: choose one",
+            ));
+        }
+        (false, kind) => kind.unwrap_or(StoreKind::Redb),
     };
-    let rules_args: Vec<OsString> = vec![
+    let (store, kind_arg) = match kind {
+        StoreKind::Memory => ("in memory (lost when the stack stops)".to_owned(), "memory"),
+        StoreKind::Redb => (
+            format!("in {}", args.data_dir.join("games.redb").display()),
+            "redb",
+        ),
+        StoreKind::Postgres => (
+            format!(
+                "in PostgreSQL {}",
+                chess_rules_service::store::redact_url(
+                    args.database_url.as_deref().unwrap_or_default()
+                )
+            ),
+            "postgres",
+        ),
+    };
+    let mut rules_args: Vec<OsString> = vec![
         "chess-rules-service".into(),
         "--listen".into(),
         rules_addr.to_string().into(),
         "--data-dir".into(),
         args.data_dir.clone().into(),
         "--store".into(),
-        if args.memory { "memory" } else { "redb" }.into(),
+        kind_arg.into(),
         "--metrics-listen".into(),
         "127.0.0.1:0".into(),
         "--shutdown-grace-secs".into(),
         grace.clone().into(),
     ];
+    if let Some(url) = &args.database_url {
+        rules_args.extend(["--database-url".into(), url.into()]);
+    }
     let rules = RulesConfig::try_parse_from(rules_args)
         .map_err(|e| CliError::usage(format!("rules service configuration: {}", first_line(&e))))?;
     let mut search_args: Vec<OsString> = vec![

@@ -35,32 +35,48 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-struct Live {
-    session: Session,
-    events: broadcast::Sender<GameEvent>,
+pub(crate) struct Live {
+    pub(crate) session: Session,
+    pub(crate) events: broadcast::Sender<GameEvent>,
     /// Bumped on every change so that a stale flag timer does nothing.
     generation: u64,
+    /// When a call last used the game (for evicting idle games from memory).
+    pub(crate) last_used: std::time::Instant,
+}
+
+impl Live {
+    fn new(session: Session) -> Live {
+        let (events, _) = broadcast::channel(64);
+        Live {
+            session,
+            events,
+            generation: 0,
+            last_used: std::time::Instant::now(),
+        }
+    }
 }
 
 #[derive(Default)]
-struct Slot {
-    live: Option<Live>,
+pub(crate) struct Slot {
+    pub(crate) live: Option<Live>,
 }
 
-struct Inner {
-    store: Arc<dyn GameStore>,
-    slots: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<Slot>>>>,
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn GameStore>,
+    /// The games in memory: those in use (see `store_sync` for their eviction).
+    pub(crate) slots: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<Slot>>>>,
     limits: Limits,
-    shutdown: Shutdown,
+    pub(crate) shutdown: Shutdown,
     moves: MetricCounter,
     created: MetricCounter,
     watchers: MetricGauge,
+    pub(crate) cached: MetricGauge,
 }
 
 /// The game-session half of the rules service.
 #[derive(Clone)]
 pub struct GamesApi {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for GamesApi {
@@ -90,7 +106,10 @@ fn session_status(e: SessionError) -> Status {
 fn store_status(e: StoreError) -> Status {
     match e {
         StoreError::NotFound(id) => Status::not_found(format!("game {id} not found")),
-        StoreError::Conflict { .. } => Status::aborted(format!("{e}: retry")),
+        // Another replica wrote first: the caller must look at the game again.
+        StoreError::Conflict { .. } => Status::failed_precondition(format!(
+            "{e}: the game changed meanwhile (another replica?): reload it and retry"
+        )),
         StoreError::Corrupt(_) | StoreError::Damaged(_) => Status::data_loss(e.to_string()),
         _ => Status::unavailable(format!("the move was not stored: {e}")),
     }
@@ -343,6 +362,43 @@ fn pgn_of(id: GameId, s: &Session) -> String {
     pgn.to_pgn().unwrap_or_default()
 }
 
+/// The watchers' kind of event for a stored event (events another replica stored are
+/// announced the way the replica that stored them announced them).
+fn kind_of(ev: &Event) -> Kind {
+    match ev {
+        Event::Created { .. } => Kind::Snapshot,
+        Event::Move {
+            offer_draw: true, ..
+        } => Kind::DrawOffered,
+        Event::Move { .. } => Kind::Move,
+        Event::DrawAnswered { accept: false, .. } => Kind::DrawDeclined,
+        Event::DrawAnswered { .. }
+        | Event::Resigned { .. }
+        | Event::DrawClaimed { .. }
+        | Event::FlagFell { .. } => Kind::GameOver,
+        Event::Foul { .. } => Kind::Foul,
+        Event::Touched { .. } => Kind::Touch,
+    }
+}
+
+/// Sends the game's new state to its watchers (and `GameOver` when this change ended it);
+/// returns the state sent.
+fn announce(id: GameId, live: &Live, kind: Kind) -> GameState {
+    let state = state_of(id, &live.session, now_ms());
+    let over = live.session.outcome.is_some();
+    let _ = live.events.send(GameEvent {
+        kind: kind.into(),
+        state: Some(state.clone()),
+    });
+    if over && kind != Kind::GameOver {
+        let _ = live.events.send(GameEvent {
+            kind: Kind::GameOver.into(),
+            state: Some(state.clone()),
+        });
+    }
+    state
+}
+
 impl GamesApi {
     pub fn new(
         store: Arc<dyn GameStore>,
@@ -359,6 +415,7 @@ impl GamesApi {
                 moves: metrics.counter("game_moves", "Moves stored"),
                 created: metrics.counter("games_created", "Games created"),
                 watchers: metrics.gauge("game_watchers", "Open WatchGame streams"),
+                cached: metrics.gauge("games_cached", "Games held in memory"),
             }),
         }
     }
@@ -379,39 +436,84 @@ impl GamesApi {
             let store = self.inner.store.clone();
             let events = tokio::task::spawn_blocking(move || store.load(id))
                 .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map_err(store_status)?;
-            let Some(events) = events else {
-                if let Ok(mut slots) = self.inner.slots.lock() {
-                    slots.remove(&id);
+                .map_err(|e| Status::unavailable(e.to_string()))?
+                .map_err(store_status);
+            let events = match events {
+                Ok(Some(events)) => events,
+                failed => {
+                    // Nothing cached for an unknown game or a failed read.
+                    if let Ok(mut slots) = self.inner.slots.lock() {
+                        slots.remove(&id);
+                    }
+                    return Err(failed
+                        .err()
+                        .unwrap_or_else(|| Status::not_found(format!("game {id} not found"))));
                 }
-                return Err(Status::not_found(format!("game {id} not found")));
             };
             let session = Session::replay(&events).map_err(session_status)?;
-            let (tx, _) = broadcast::channel(64);
-            slot.live = Some(Live {
-                session,
-                events: tx,
-                generation: 0,
-            });
+            slot.live = Some(Live::new(session));
             self.arm_flag_timer(id, &slot);
+        } else if self.inner.store.shared() {
+            // Another replica may have changed the game since it was cached.
+            self.refresh(id, &mut slot).await?;
+        }
+        if let Some(live) = slot.live.as_mut() {
+            live.last_used = std::time::Instant::now();
         }
         self.settle_flag(id, &mut slot).await?;
         Ok(slot)
     }
 
-    /// Records a flag that has fallen by now.
-    async fn settle_flag(&self, id: GameId, slot: &mut Slot) -> Result<(), Status> {
+    /// Applies (and announces to this replica's watchers) the events another replica has
+    /// stored since the game was cached.
+    pub(crate) async fn refresh(&self, id: GameId, slot: &mut Slot) -> Result<(), Status> {
         let Some(live) = slot.live.as_mut() else {
             return Ok(());
         };
-        let now = now_ms();
-        if let Some(side) = live.session.flag_fallen(now) {
+        let from = live.session.events;
+        let store = self.inner.store.clone();
+        let events = tokio::task::spawn_blocking(move || store.load_from(id, from))
+            .await
+            .map_err(|e| Status::unavailable(e.to_string()))?
+            .map_err(store_status)?
+            .ok_or_else(|| Status::not_found(format!("game {id} not found")))?;
+        if events.is_empty() {
+            return Ok(());
+        }
+        for ev in &events {
+            live.session
+                .check(ev)
+                .map_err(|e| Status::data_loss(format!("game {id}: stored event: {e}")))?;
+            live.session.apply(ev);
+            live.generation += 1;
+            announce(id, live, kind_of(ev));
+        }
+        self.arm_flag_timer(id, slot);
+        Ok(())
+    }
+
+    /// Records a flag that has fallen by now, unless another replica records it first.
+    async fn settle_flag(&self, id: GameId, slot: &mut Slot) -> Result<(), Status> {
+        for _ in 0..3 {
+            let Some(live) = slot.live.as_mut() else {
+                return Ok(());
+            };
+            let now = now_ms();
+            let Some(side) = live.session.flag_fallen(now) else {
+                return Ok(());
+            };
             let ev = Event::FlagFell {
                 side: Side::from(side),
                 at_ms: now,
             };
-            self.commit(id, slot, ev, Kind::GameOver).await?;
+            match self.commit(id, slot, ev, Kind::GameOver).await {
+                // Lost the race to another replica: `commit` has reloaded the game; look again.
+                Err(e) if e.code() == Code::FailedPrecondition => continue,
+                other => {
+                    other?;
+                    return Ok(());
+                }
+            }
         }
         Ok(())
     }
@@ -431,30 +533,36 @@ impl GamesApi {
             .ok_or_else(|| Status::internal("game not loaded"))?;
         live.session.check(&ev).map_err(session_status)?;
         let seq = live.session.events;
+        let mut next = live.session.clone();
+        next.apply(&ev);
+        let deadline = next.flag_deadline_ms();
         let store = self.inner.store.clone();
         let stored = ev.clone();
-        tokio::task::spawn_blocking(move || store.append(id, seq, &stored))
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(store_status)?;
-        live.session.apply(&ev);
+        let appended =
+            tokio::task::spawn_blocking(move || store.append(id, seq, &stored, deadline))
+                .await
+                .map_err(|e| Status::unavailable(e.to_string()))?;
+        if let Err(e) = appended {
+            if let StoreError::Conflict { .. } = e {
+                // Another replica stored an event first: catch up, and say what changed.
+                let before = live.session.ply();
+                self.refresh(id, slot).await?;
+                let now = slot.live.as_ref().map_or(before, |l| l.session.ply());
+                if matches!(ev, Event::Move { .. }) && now != before {
+                    return Err(session_status(SessionError::StalePly {
+                        expected: before,
+                        actual: now,
+                    }));
+                }
+            }
+            return Err(store_status(e));
+        }
+        live.session = next;
         live.generation += 1;
         if matches!(ev, Event::Move { .. }) {
             self.inner.moves.inc();
         }
-        let now = now_ms();
-        let state = state_of(id, &live.session, now);
-        let over = live.session.outcome.is_some();
-        let _ = live.events.send(GameEvent {
-            kind: kind.into(),
-            state: Some(state.clone()),
-        });
-        if over && kind != Kind::GameOver {
-            let _ = live.events.send(GameEvent {
-                kind: Kind::GameOver.into(),
-                state: Some(state.clone()),
-            });
-        }
+        let state = announce(id, live, kind);
         self.arm_flag_timer(id, slot);
         Ok(state)
     }
@@ -481,13 +589,26 @@ impl GamesApi {
                 if slot
                     .live
                     .as_ref()
-                    .is_some_and(|l| l.generation == generation)
-                    && let Err(e) = me.settle_flag(id, &mut slot).await
+                    .is_none_or(|l| l.generation != generation)
                 {
+                    return;
+                }
+                let refreshed = if me.inner.store.shared() {
+                    me.refresh(id, &mut slot).await
+                } else {
+                    Ok(())
+                };
+                if let Err(e) = refreshed.and(me.settle_flag(id, &mut slot).await) {
                     tracing::warn!(%id, error = %e, "recording a flag fall failed");
                 }
             }
         });
+    }
+
+    /// Loads the game if it is not in memory, records its fallen flag if any, and releases
+    /// it (the flag sweep's way in).
+    pub(crate) async fn touch(&self, id: GameId) -> Result<(), Status> {
+        self.slot(id).await.map(drop)
     }
 
     fn state(&self, id: GameId, slot: &Slot) -> Result<GameState, Status> {
@@ -534,17 +655,12 @@ impl GameService for GamesApi {
         let store = self.inner.store.clone();
         tokio::task::spawn_blocking(move || store.create(id, &ev))
             .await
-            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(|e| Status::unavailable(e.to_string()))?
             .map_err(store_status)?;
         self.inner.created.inc();
         let state = state_of(id, &session, now_ms());
-        let (tx, _) = broadcast::channel(64);
         let slot = Slot {
-            live: Some(Live {
-                session,
-                events: tx,
-                generation: 0,
-            }),
+            live: Some(Live::new(session)),
         };
         if let Ok(mut slots) = self.inner.slots.lock() {
             slots.insert(id, Arc::new(tokio::sync::Mutex::new(slot)));

@@ -6,16 +6,18 @@
 //! embedded redb file under the data directory, and a move is acknowledged only after its
 //! event is on disk.
 //!
-//! Other crates use [`Config`] and [`run`] (the binary, `chess up`) and [`TimeControl`] (the
-//! CLI shows a game's time control as the service writes it); the rest is private.
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`), [`TimeControl`] (the
+//! CLI shows a game's time control as the service writes it) and [`store`] (`chess store
+//! export|import` and the store tests against PostgreSQL); the rest is private.
 
 #![forbid(unsafe_code)]
 
 mod games_api;
 mod rules_api;
 mod session;
-mod store;
+pub mod store;
 mod store_guard;
+mod store_sync;
 mod timecontrol;
 
 use std::net::SocketAddr;
@@ -40,6 +42,9 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Settings that contradict each other or cannot be read.
+    #[error("{0}")]
+    Config(String),
     #[error(transparent)]
     Store(#[from] store::StoreError),
     #[error(transparent)]
@@ -57,6 +62,10 @@ impl GameId {
 
     pub fn as_u128(self) -> u128 {
         self.0.as_u128()
+    }
+
+    pub fn from_u128(v: u128) -> GameId {
+        GameId(uuid::Uuid::from_u128(v))
     }
 }
 
@@ -98,6 +107,8 @@ pub enum StoreKind {
     Redb,
     /// In memory only: games are lost when the process stops.
     Memory,
+    /// PostgreSQL at `--database-url`: shared by any number of replicas (durable).
+    Postgres,
 }
 
 /// Configuration: flags with `CHESS_RULES_*` environment fallbacks.
@@ -119,6 +130,42 @@ pub struct Config {
     /// Game store.
     #[arg(long, env = "CHESS_RULES_STORE", value_enum, default_value = "redb")]
     pub store: StoreKind,
+
+    /// PostgreSQL database of `--store postgres`:
+    /// `postgres://user:password@host:port/database`.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
+    /// A file holding the `--database-url` (e.g. a mounted Kubernetes Secret), read at start.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_URL_FILE",
+        value_name = "PATH",
+        conflicts_with = "database_url"
+    )]
+    pub database_url_file: Option<PathBuf>,
+
+    /// Most connections to PostgreSQL held at once.
+    #[arg(long, env = "CHESS_RULES_DATABASE_POOL_SIZE", default_value_t = 16)]
+    pub database_pool_size: usize,
+
+    /// Longest a PostgreSQL statement (or the wait for a connection) may take, in ms; past it
+    /// the call fails with UNAVAILABLE.
+    #[arg(long, env = "CHESS_RULES_DATABASE_TIMEOUT_MS", default_value_t = 5_000)]
+    pub database_timeout_ms: u64,
+
+    /// How long start-up waits for PostgreSQL to accept connections, in seconds.
+    #[arg(
+        long,
+        env = "CHESS_RULES_DATABASE_START_WAIT_SECS",
+        default_value_t = 30
+    )]
+    pub database_start_wait_secs: u64,
 
     /// Most moves accepted in one request's move list.
     #[arg(long, env = "CHESS_RULES_MAX_MOVES", default_value_t = 2048)]
@@ -151,10 +198,45 @@ impl Config {
     }
 }
 
-/// Opens the store the configuration names.
-fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
+/// Opens the store the configuration names (for PostgreSQL: connects and migrates).
+async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
+    let url = match (&config.database_url, &config.database_url_file) {
+        (Some(url), _) => Some(url.trim().to_owned()),
+        (None, Some(path)) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| Error::Config(format!("--database-url-file {}: {e}", path.display())))?
+                .trim()
+                .to_owned(),
+        ),
+        (None, None) => None,
+    };
+    if url.is_some() && config.store != StoreKind::Postgres {
+        return Err(Error::Config(
+            "--database-url (CHESS_RULES_DATABASE_URL) is only for --store postgres: add \
+             --store postgres (CHESS_RULES_STORE=postgres) or leave the URL out"
+                .into(),
+        ));
+    }
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
+        StoreKind::Postgres => {
+            let url = url.as_deref().filter(|u| !u.is_empty()).ok_or_else(|| {
+                Error::Config(
+                    "--store postgres needs --database-url \
+                     postgres://user:password@host:port/database (or CHESS_RULES_DATABASE_URL, \
+                     or --database-url-file)"
+                        .into(),
+                )
+            })?;
+            let options = store::PostgresOptions {
+                pool_size: config.database_pool_size,
+                statement_timeout: Duration::from_millis(config.database_timeout_ms.max(1)),
+                start_wait: Duration::from_secs(config.database_start_wait_secs),
+                ..store::PostgresOptions::new(url)
+            };
+            let store = store::PostgresStore::connect(&options).await?;
+            Ok(Arc::new(store))
+        }
         StoreKind::Redb => {
             std::fs::create_dir_all(&config.data_dir).map_err(|source| Error::DataDir {
                 path: config.data_dir.clone(),
@@ -195,10 +277,11 @@ fn report_store_damage(
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let store: Arc<dyn store::GameStore> =
-        Arc::new(store_guard::GuardedStore::new(open_store(&config)?));
+        Arc::new(store_guard::GuardedStore::new(open_store(&config).await?));
     let metrics = Metrics::new("rules");
     let games =
         games_api::GamesApi::new(store.clone(), config.limits(), shutdown.clone(), &metrics);
+    store_sync::start(&games, store_sync::Eviction::default());
     let rules = rules_api::RulesApi::new(config.limits());
     let max_message = config.max_pgn_bytes + (64 << 10);
     let rules = RulesServiceServer::new(rules)

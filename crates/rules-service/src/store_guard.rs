@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::GameId;
 use crate::session::Event;
-use crate::store::{GameStore, StoreError};
+use crate::store::{Change, GameStore, StoreError};
 
 /// See the module documentation.
 pub struct GuardedStore {
@@ -63,16 +63,42 @@ impl GameStore for GuardedStore {
         self.guard(|| self.inner.create(id, first))
     }
 
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
-        self.guard(|| self.inner.append(id, seq, event))
+    fn append(
+        &self,
+        id: GameId,
+        seq: u32,
+        event: &Event,
+        flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        self.guard(|| self.inner.append(id, seq, event, flag_deadline_ms))
     }
 
     fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
         self.guard(|| self.inner.load(id))
     }
 
+    fn load_from(&self, id: GameId, from: u32) -> Result<Option<Vec<Event>>, StoreError> {
+        self.guard(|| self.inner.load_from(id, from))
+    }
+
     fn count(&self) -> Result<u64, StoreError> {
         self.guard(|| self.inner.count())
+    }
+
+    fn list(&self, after: Option<GameId>, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        self.guard(|| self.inner.list(after, limit))
+    }
+
+    fn shared(&self) -> bool {
+        self.inner.shared()
+    }
+
+    fn flags_due(&self, now_ms: u64, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        self.guard(|| self.inner.flags_due(now_ms, limit))
+    }
+
+    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<Change>> {
+        self.inner.subscribe()
     }
 
     fn damage(&self) -> Option<String> {
@@ -93,14 +119,23 @@ mod tests {
         fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
             self.0.create(id, first)
         }
-        fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
-            self.0.append(id, seq, event)
+        fn append(
+            &self,
+            id: GameId,
+            seq: u32,
+            event: &Event,
+            deadline: Option<u64>,
+        ) -> Result<(), StoreError> {
+            self.0.append(id, seq, event, deadline)
         }
         fn load(&self, _: GameId) -> Result<Option<Vec<Event>>, StoreError> {
             panic!("internal error: entered unreachable code")
         }
         fn count(&self) -> Result<u64, StoreError> {
             self.0.count()
+        }
+        fn list(&self, after: Option<GameId>, limit: usize) -> Result<Vec<GameId>, StoreError> {
+            self.0.list(after, limit)
         }
     }
 

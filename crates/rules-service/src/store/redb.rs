@@ -1,68 +1,16 @@
-//! Durable storage of game event logs behind the [`GameStore`] trait. The default is an
-//! embedded single-file ACID store (redb): an append returns only after the transaction is
+//! The embedded store: one redb file. An append returns only after the transaction is
 //! committed to disk, so an acknowledged move survives a crash.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
+use super::{GameStore, StoreError, backend};
 use crate::GameId;
 use crate::session::Event;
 
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("storage failure: {0}")]
-    Backend(String),
-    #[error("game {0} already exists")]
-    Exists(GameId),
-    #[error("game {0} not found")]
-    NotFound(GameId),
-    /// Another writer appended first: the caller's view of the log is stale.
-    #[error("event {expected} of game {id} was already written (the log has {actual})")]
-    Conflict {
-        id: GameId,
-        expected: u32,
-        actual: u32,
-    },
-    #[error("corrupt stored event: {0}")]
-    Corrupt(String),
-    /// The store file is damaged, or missing or emptied where a store was created: the
-    /// service refuses to start on it. The message names the file and how to recover.
-    #[error("{0}")]
-    Damaged(String),
-}
-
-/// Append-only event logs, one per game. Implementations are blocking; the service calls
-/// them from a blocking thread.
-pub trait GameStore: Send + Sync + 'static {
-    /// Stores a new game's first event.
-    fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError>;
-    /// Appends event number `seq` (0-based); fails with `Conflict` unless the log holds
-    /// exactly `seq` events. Returns once the event is durable.
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError>;
-    /// The whole log, or `None` for an unknown game.
-    fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError>;
-    /// Number of games stored.
-    #[cfg_attr(
-        not(test),
-        allow(dead_code, reason = "only the store tests count games so far")
-    )]
-    fn count(&self) -> Result<u64, StoreError>;
-    /// Damage found while serving, if any: the service then reports `NOT_SERVING`.
-    fn damage(&self) -> Option<String> {
-        None
-    }
-}
-
 const EVENTS: TableDefinition<'_, (u128, u32), &str> = TableDefinition::new("events");
 const GAMES: TableDefinition<'_, u128, u32> = TableDefinition::new("games");
-
-fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
-}
 
 /// The embedded store: one redb file.
 pub struct RedbStore {
@@ -121,7 +69,7 @@ impl RedbStore {
 
 /// The marker written beside a store file once the store is created (`games.redb.created`):
 /// while it exists, a missing or empty store file is damage, not a new store.
-pub fn created_marker(path: &Path) -> PathBuf {
+fn created_marker(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".created");
     path.with_file_name(name)
@@ -217,20 +165,32 @@ impl GameStore for RedbStore {
         self.write(id, 0, first, true)
     }
 
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
+    fn append(
+        &self,
+        id: GameId,
+        seq: u32,
+        event: &Event,
+        _flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        // One process owns a redb file: its flag timers cover every game it has loaded.
         self.write(id, seq, event, false)
     }
 
     fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
+        self.load_from(id, 0)
+    }
+
+    fn load_from(&self, id: GameId, from: u32) -> Result<Option<Vec<Event>>, StoreError> {
         let txn = self.db.begin_read().map_err(backend)?;
         let games = txn.open_table(GAMES).map_err(backend)?;
         let Some(n) = games.get(id.as_u128()).map_err(backend)?.map(|v| v.value()) else {
             return Ok(None);
         };
+        let from = from.min(n);
         let events = txn.open_table(EVENTS).map_err(backend)?;
-        let mut out = Vec::with_capacity(n as usize);
+        let mut out = Vec::with_capacity((n - from) as usize);
         for row in events
-            .range((id.as_u128(), 0)..(id.as_u128(), n))
+            .range((id.as_u128(), from)..(id.as_u128(), n))
             .map_err(backend)?
         {
             let (_, v) = row.map_err(backend)?;
@@ -238,9 +198,9 @@ impl GameStore for RedbStore {
                 serde_json::from_str(v.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             out.push(ev);
         }
-        if out.len() != n as usize {
+        if out.len() != (n - from) as usize {
             return Err(StoreError::Corrupt(format!(
-                "game {id}: {} of {n} events present",
+                "game {id}: {} of events {from}..{n} present",
                 out.len()
             )));
         }
@@ -252,44 +212,24 @@ impl GameStore for RedbStore {
         let games = txn.open_table(GAMES).map_err(backend)?;
         games.len().map_err(backend)
     }
-}
 
-/// A store in memory, for tests and `--store memory`: nothing survives a restart.
-#[derive(Debug, Default)]
-pub struct MemoryStore {
-    games: Mutex<HashMap<GameId, Vec<Event>>>,
-}
-
-impl GameStore for MemoryStore {
-    fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
-        let mut games = self.games.lock().map_err(backend)?;
-        if games.contains_key(&id) {
-            return Err(StoreError::Exists(id));
+    fn list(&self, after: Option<GameId>, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        let txn = self.db.begin_read().map_err(backend)?;
+        let games = txn.open_table(GAMES).map_err(backend)?;
+        let first = match after {
+            Some(a) => match a.as_u128().checked_add(1) {
+                Some(next) => next,
+                None => return Ok(Vec::new()),
+            },
+            None => 0,
+        };
+        let rows = games.range(first..).map_err(backend)?;
+        let mut out = Vec::with_capacity(limit.min(1024));
+        for row in rows.take(limit) {
+            let (k, _) = row.map_err(backend)?;
+            out.push(GameId::from_u128(k.value()));
         }
-        games.insert(id, vec![first.clone()]);
-        Ok(())
-    }
-
-    fn append(&self, id: GameId, seq: u32, event: &Event) -> Result<(), StoreError> {
-        let mut games = self.games.lock().map_err(backend)?;
-        let log = games.get_mut(&id).ok_or(StoreError::NotFound(id))?;
-        if log.len() != seq as usize {
-            return Err(StoreError::Conflict {
-                id,
-                expected: seq,
-                actual: log.len() as u32,
-            });
-        }
-        log.push(event.clone());
-        Ok(())
-    }
-
-    fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
-        Ok(self.games.lock().map_err(backend)?.get(&id).cloned())
-    }
-
-    fn count(&self) -> Result<u64, StoreError> {
-        Ok(self.games.lock().map_err(backend)?.len() as u64)
+        Ok(out)
     }
 }
 
@@ -297,64 +237,20 @@ impl GameStore for MemoryStore {
 mod tests {
     use super::*;
 
-    fn exercise(store: &dyn GameStore) {
-        let id = GameId::new();
-        let created = Event::Created {
-            start_fen: String::new(),
-            time_control: None,
-            white: "w".into(),
-            black: "b".into(),
-            at_ms: 1,
-            illegal_moves: Default::default(),
-        };
-        store.create(id, &created).unwrap();
-        assert!(matches!(
-            store.create(id, &created),
-            Err(StoreError::Exists(_))
-        ));
-        let mv = Event::Move {
-            uci: "e2e4".into(),
-            offer_draw: false,
-            at_ms: 2,
-        };
-        store.append(id, 1, &mv).unwrap();
-        assert!(matches!(
-            store.append(id, 1, &mv),
-            Err(StoreError::Conflict { actual: 2, .. })
-        ));
-        assert_eq!(store.load(id).unwrap().unwrap(), vec![created, mv]);
-        assert!(store.load(GameId::new()).unwrap().is_none());
-        assert!(matches!(
-            store.append(
-                GameId::new(),
-                1,
-                &Event::Resigned {
-                    side: crate::session::Side::White,
-                    at_ms: 3
-                }
-            ),
-            Err(StoreError::NotFound(_))
-        ));
-        assert_eq!(store.count().unwrap(), 1);
-    }
-
     #[test]
-    fn memory_store() {
-        exercise(&MemoryStore::default());
-    }
-
-    #[test]
-    fn redb_store_survives_reopen() {
+    fn redb_store_passes_the_conformance_suite_and_survives_reopen() {
         let dir = std::env::temp_dir().join(format!("chess-store-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.redb");
         let _ = std::fs::remove_file(&path);
-        {
+        let count = {
             let store = RedbStore::open(&path).unwrap();
-            exercise(&store);
-        }
+            crate::store::conformance::run(&store);
+            store.count().unwrap()
+        };
         let store = RedbStore::open(&path).unwrap();
-        assert_eq!(store.count().unwrap(), 1);
+        assert_eq!(store.count().unwrap(), count);
+        assert!(count > 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
