@@ -6,6 +6,7 @@ mod batched;
 mod crash;
 mod discovery;
 mod engine_move;
+mod fuzz;
 mod games;
 mod loadgen;
 mod rules_api;
