@@ -39,7 +39,7 @@ const HANG_MARGIN: Duration = Duration::from_secs(10);
 
 /// Sends and receives message bodies as raw bytes, so a request can be any byte string.
 #[derive(Clone, Copy, Debug, Default)]
-struct Raw;
+pub(crate) struct Raw;
 
 impl Codec for Raw {
     type Encode = Vec<u8>;
@@ -665,7 +665,7 @@ impl Tally {
 
 /// The bytes the status would take as response headers (names, values and HPACK's 32 bytes
 /// of overhead per entry).
-fn status_header_bytes(status: &Status) -> usize {
+pub(crate) fn status_header_bytes(status: &Status) -> usize {
     let mut map = tonic::codegen::http::HeaderMap::new();
     match status.add_header(&mut map) {
         Ok(()) => map
@@ -845,7 +845,7 @@ fn rss_kib(service: &Service) -> u64 {
 }
 
 /// A metric's value summed over its label sets; 0 when absent.
-fn metric(text: &str, name: &str) -> f64 {
+pub(crate) fn metric(text: &str, name: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
@@ -872,7 +872,7 @@ fn busy_gauges(service: &Service) -> Vec<String> {
         .collect()
 }
 
-fn search_service(dir: &TempDir) -> Service {
+pub(crate) fn search_service(dir: &TempDir) -> Service {
     Service::start(
         "chess-search-service",
         &[
@@ -924,6 +924,66 @@ async fn create_games(gateway: &Channel) -> Vec<String> {
     ids
 }
 
+/// A rules service, two search replicas and a gateway in front of them (open auth, no rate
+/// limit unless `gateway_args` set one).
+#[derive(Debug)]
+pub(crate) struct Replicated {
+    pub gateway: Service,
+    pub rules: Service,
+    pub searches: [Service; 2],
+    /// Holds the logs and the store; removed on drop.
+    pub _dir: TempDir,
+}
+
+impl Replicated {
+    pub fn start(gateway_args: &[&str], gateway_env: &[(&str, &str)]) -> Replicated {
+        let dir = TempDir::new("replicated");
+        let data = dir.0.join("data");
+        let rules = Service::start(
+            "chess-rules-service",
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                data.to_str().expect("utf-8 path"),
+            ],
+            &[],
+            &dir.0,
+        );
+        let searches = [search_service(&dir), search_service(&dir)];
+        let rules_url = rules.url();
+        let search_urls: Vec<String> = searches.iter().map(Service::url).collect();
+        let mut args = vec![
+            "--listen",
+            "127.0.0.1:0",
+            "--rules-addr",
+            &rules_url,
+            "--rate-limit",
+            "0",
+        ];
+        for url in &search_urls {
+            args.extend(["--search-addr", url.as_str()]);
+        }
+        args.extend_from_slice(gateway_args);
+        let gateway = Service::start("chess-gateway", &args, gateway_env, &dir.0);
+        Replicated {
+            gateway,
+            rules,
+            searches,
+            _dir: dir,
+        }
+    }
+
+    /// Search replicas the gateway has in rotation, and ejections so far.
+    pub fn rotation(&self) -> (f64, f64) {
+        let text = self.gateway.scrape_metrics();
+        (
+            metric(&text, "chess_gateway_search_replicas_healthy"),
+            metric(&text, "chess_gateway_search_ejections_total"),
+        )
+    }
+}
+
 #[test]
 fn hostile_requests_to_every_rpc_leave_the_stack_healthy() {
     let seed: u64 = std::env::var("CHESS_FUZZ_SEED")
@@ -935,39 +995,18 @@ fn hostile_requests_to_every_rpc_leave_the_stack_healthy() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(REQUESTS);
 
-    let dir = TempDir::new("fuzz");
-    let data = dir.0.join("data");
-    let rules = Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().expect("utf-8 path"),
-        ],
-        &[],
-        &dir.0,
-    );
-    let searches = [search_service(&dir), search_service(&dir)];
-    let rules_url = rules.url();
-    let search_urls: Vec<String> = searches.iter().map(Service::url).collect();
-    let mut args = vec![
-        "--listen",
-        "127.0.0.1:0",
-        "--rules-addr",
-        &rules_url,
-        "--rate-limit",
-        "0",
-    ];
-    for url in &search_urls {
-        args.extend(["--search-addr", url.as_str()]);
-    }
-    let gateway = Service::start("chess-gateway", &args, &[], &dir.0);
-    let processes = [&gateway, &rules, &searches[0], &searches[1]];
+    let stack = Replicated::start(&[], &[]);
+    let Replicated {
+        gateway,
+        rules,
+        searches,
+        ..
+    } = &stack;
+    let processes = [gateway, rules, &searches[0], &searches[1]];
 
     let rt = runtime();
     rt.block_on(async {
-        let gw = channel_to(&gateway);
+        let gw = channel_to(gateway);
         let ids = create_games(&gw).await;
         let healthy_before = metric(
             &gateway.scrape_metrics(),
@@ -979,7 +1018,7 @@ fn hostile_requests_to_every_rpc_leave_the_stack_healthy() {
         let ctx = Arc::new(Ctx { games: ids });
         let channels = Arc::new([
             (Target::Gateway, gw.clone()),
-            (Target::Rules, channel_to(&rules)),
+            (Target::Rules, channel_to(rules)),
             (Target::Search, channel_to(&searches[0])),
         ]);
         let tally = Arc::new(Mutex::new(Tally::default()));

@@ -8,6 +8,7 @@ mod discovery;
 mod engine_move;
 mod fuzz;
 mod games;
+mod hardening;
 mod loadgen;
 mod rules_api;
 mod search;
