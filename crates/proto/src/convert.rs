@@ -125,6 +125,23 @@ pub fn position_from_fen(field: &str, fen: &str) -> Result<Position, FieldViolat
         .map_err(|e| FieldViolation::new(field, format!("invalid FEN {}: {e}", quote(fen))))
 }
 
+/// Reads a game id in every form a UUID is written (`67e55044-10b1-426f-9247-bb680e5fe0c8`,
+/// 32 hex digits, `{...}`, `urn:uuid:...`, any case), as the rules service does, and returns
+/// its canonical form: the one parser for every service that takes a game id.
+pub fn game_id_from_text(field: &str, text: &str) -> Result<String, FieldViolation> {
+    uuid::Uuid::parse_str(text.trim())
+        .map(|id| id.hyphenated().to_string())
+        .map_err(|_| {
+            FieldViolation::new(
+                field,
+                format!(
+                    "{} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)",
+                    quote(text)
+                ),
+            )
+        })
+}
+
 /// Longest move text read (the longest notation, with check marks and annotations, is far
 /// shorter).
 pub const MAX_MOVE_BYTES: usize = 32;
@@ -272,6 +289,24 @@ mod tests {
                 .sum();
             assert!(bytes < 4096, "{bytes} bytes of headers");
         }
+    }
+
+    #[test]
+    fn game_ids_in_every_form() {
+        let id = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+        for form in [
+            id.to_owned(),
+            id.to_uppercase(),
+            id.replace('-', ""),
+            format!("{{{id}}}"),
+            format!("urn:uuid:{id}"),
+            format!(" {id} "),
+        ] {
+            assert_eq!(game_id_from_text("game_id", &form).unwrap(), id, "{form}");
+        }
+        let e = game_id_from_text("game_id", &"z".repeat(5000)).unwrap_err();
+        assert_eq!(e.field, "game_id");
+        assert!(e.description.contains("5000 bytes"), "{}", e.description);
     }
 
     #[test]
