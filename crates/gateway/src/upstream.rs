@@ -37,6 +37,8 @@ pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Se
 pub(crate) struct Call {
     pub metadata: MetadataMap,
     pub deadline: Option<Instant>,
+    /// Who is calling (for per-caller limits).
+    pub caller: crate::auth::Caller,
 }
 
 /// A generated client of `$backend` with the gateway's settings for backend calls: gzip
