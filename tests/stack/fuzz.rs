@@ -430,7 +430,7 @@ fn hostile_text(rng: &mut Rng, typical: &[&str]) -> Vec<u8> {
         0..=4 => rng.pick(typical).as_bytes().to_vec(),
         // Long: one character repeated, up to 20,000 bytes.
         5 => {
-            let c = *rng.pick(&[b'N', b'e', b'1', b'/', b'(', b'{', b'"', b'\\', b' ', b'%']);
+            let c = *rng.pick(b"Ne1/({\"\\ %");
             vec![c; 1 + rng.below(20_000)]
         }
         // Invalid UTF-8 bytes, alone or inside a plausible value.
@@ -764,9 +764,17 @@ async fn send(channel: Channel, case: &Case) -> Result<Code, String> {
                     return Err(format!("response metadata of {md} bytes"));
                 }
                 let mut stream = response.into_inner();
-                // A watch never ends by itself: read what is there, then go away.
+                // A watch never ends by itself, and (known, not yet fixed) neither the
+                // rules service nor the gateway ends a WatchGame stream when the caller's
+                // deadline passes: read its first event (the snapshot), then go away, as a
+                // client does. Other streams are read to the end or to three messages.
+                let reads = if case.rpc.path.ends_with("/WatchGame") {
+                    1
+                } else {
+                    3
+                };
                 let mut last = Ok(());
-                for _ in 0..3 {
+                for _ in 0..reads {
                     match stream.message().await {
                         Ok(Some(_)) => {}
                         Ok(None) => break,
@@ -776,7 +784,7 @@ async fn send(channel: Channel, case: &Case) -> Result<Code, String> {
                         }
                     }
                 }
-                last.map(|()| ())
+                last
             }
         }
     } else {
@@ -989,7 +997,7 @@ fn hostile_requests_to_every_rpc_leave_the_stack_healthy() {
     let seed: u64 = std::env::var("CHESS_FUZZ_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_15);
+        .unwrap_or(0x005e_ed15);
     let requests: usize = std::env::var("CHESS_FUZZ_REQUESTS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -10,7 +10,7 @@ use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_proto::v1::{
     AnalyzeRequest, BestMoveRequest, CreateGameRequest, EngineMoveRequest,
-    EvaluatePositionsRequest, LegalMovesRequest, SearchLimits, Strength, WatchGameRequest,
+    EvaluatePositionsRequest, LegalMovesRequest, SearchLimits, Strength, WatchGameRequest, outcome,
 };
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::metadata::MetadataValue;
@@ -261,6 +261,74 @@ fn failed_authentication_is_limited_per_address() {
     let log = stack.gateway.stderr();
     let warnings = log.lines().filter(|l| l.contains("WARN")).count();
     assert!(warnings <= 5, "{warnings} WARN lines:\n{log}");
+}
+
+/// Item 9: a game over by fivefold repetition has no move to analyse: Analyze reports the
+/// outcome (no best move, no principal variation) and BestMove refuses, as for checkmate.
+#[test]
+fn analysis_of_a_finished_game_reports_its_outcome() {
+    let dir = TempDir::new("finished");
+    let svc = search_service(&dir, &["--workers", "1"]);
+    runtime().block_on(async {
+        let mut c = AnalysisServiceClient::new(svc.channel().await);
+        let shuffle: Vec<String> = ["Nf3", "Nf6", "Ng1", "Ng8"]
+            .iter()
+            .cycle()
+            .take(16)
+            .map(|m| (*m).to_owned())
+            .collect();
+        let r = c
+            .analyze(AnalyzeRequest {
+                moves: shuffle.clone(),
+                limits: Some(SearchLimits {
+                    depth: 4,
+                    ..SearchLimits::default()
+                }),
+                ..AnalyzeRequest::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let o = r.outcome.as_ref().expect("an outcome");
+        assert_eq!(o.rule(), outcome::Rule::FivefoldRepetition, "{o:?}");
+        assert_eq!(o.result(), outcome::Result::Draw);
+        assert!(r.best_move.is_none(), "{r:?}");
+        assert!(r.lines.iter().all(|l| l.pv.is_empty()), "{r:?}");
+        assert!(r.done);
+        // One move short of it, the game goes on.
+        let r = c
+            .analyze(AnalyzeRequest {
+                moves: shuffle[..15].to_vec(),
+                limits: Some(SearchLimits {
+                    depth: 2,
+                    ..SearchLimits::default()
+                }),
+                ..AnalyzeRequest::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(r.outcome.is_none() && r.best_move.is_some(), "{r:?}");
+
+        let s = c
+            .best_move(BestMoveRequest {
+                moves: shuffle,
+                ..BestMoveRequest::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(s.code(), Code::FailedPrecondition, "{s:?}");
+        assert!(s.message().contains("fivefold"), "{}", s.message());
+        // A dead position (king against king) is over too.
+        let s = c
+            .best_move(BestMoveRequest {
+                fen: "8/8/4k3/8/8/3K4/8/8 w - - 0 1".to_owned(),
+                ..BestMoveRequest::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(s.code(), Code::FailedPrecondition, "{s:?}");
+    });
 }
 
 /// Item 10: EngineMove reads a game id in every form GetGame reads.
