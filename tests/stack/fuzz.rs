@@ -764,17 +764,10 @@ async fn send(channel: Channel, case: &Case) -> Result<Code, String> {
                     return Err(format!("response metadata of {md} bytes"));
                 }
                 let mut stream = response.into_inner();
-                // A watch never ends by itself, and (known, not yet fixed) neither the
-                // rules service nor the gateway ends a WatchGame stream when the caller's
-                // deadline passes: read its first event (the snapshot), then go away, as a
-                // client does. Other streams are read to the end or to three messages.
-                let reads = if case.rpc.path.ends_with("/WatchGame") {
-                    1
-                } else {
-                    3
-                };
+                // Read to the end or three messages. A watch never ends by itself: its
+                // deadline must end it.
                 let mut last = Ok(());
-                for _ in 0..reads {
+                for _ in 0..3 {
                     match stream.message().await {
                         Ok(Some(_)) => {}
                         Ok(None) => break,

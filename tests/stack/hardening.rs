@@ -475,3 +475,42 @@ fn one_caller_cannot_take_every_watch_slot() {
         }
     });
 }
+
+/// Found by the fuzz test: a WatchGame stream (which never ends by itself) ran on past the
+/// caller's deadline, at the gateway and at the rules service. It ends with DEADLINE_EXCEEDED.
+#[test]
+fn a_watch_ends_at_the_callers_deadline() {
+    let stack = Stack::start();
+    runtime().block_on(async {
+        let id = GameServiceClient::new(stack.gateway.channel().await)
+            .create_game(CreateGameRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .game_id;
+        for service in [&stack.gateway, &stack.rules] {
+            let mut games = GameServiceClient::new(service.channel().await);
+            let mut req = Request::new(WatchGameRequest {
+                game_id: id.clone(),
+            });
+            req.set_timeout(Duration::from_millis(300));
+            let started = Instant::now();
+            let mut stream = games.watch_game(req).await.unwrap().into_inner();
+            assert!(stream.message().await.unwrap().is_some(), "the snapshot");
+            let end = tokio::time::timeout(Duration::from_secs(10), stream.message())
+                .await
+                .unwrap_or_else(|_| panic!("{}: the watch outlived its deadline", service.name));
+            let status = end.unwrap_err();
+            assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+            assert!(started.elapsed() < Duration::from_secs(5));
+        }
+        for service in [&stack.gateway, &stack.rules] {
+            eventually("a watch still counted", || {
+                let text = service.scrape_metrics();
+                metric(&text, "chess_gateway_watchers") + metric(&text, "chess_game_watchers")
+                    == 0.0
+            })
+            .await;
+        }
+    });
+}
