@@ -302,6 +302,18 @@ fn bad_input_leaves_the_game_unchanged() {
             Code::InvalidArgument,
             "time_control_text",
         );
+        // No base time: Black would lose on time at once (issue 15).
+        let s = assert_field_error(
+            games
+                .create_game(CreateGameRequest {
+                    time_control_text: "0+1".into(),
+                    ..Default::default()
+                })
+                .await,
+            Code::InvalidArgument,
+            "time_control_text",
+        );
+        assert!(s.message().contains("no base time"), "{}", s.message());
         let id = new_game(&mut games, "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1", "5+3").await;
         let before = get(&mut games, &id).await;
 

@@ -581,8 +581,193 @@ fn overload_shows_as_resource_exhausted_on_both_sides() {
             .str()
             .contains("busy")
     );
+    // The report tells this overload from a rate limit.
+    let refused = result.get("refused").arr();
+    assert_eq!(refused.len(), 1, "{result:?}");
+    assert_eq!(refused[0].get("by").str(), "search-busy");
+    assert_eq!(refused[0].num("count"), exhausted);
     assert_percentiles_ordered(result.get("latency_ms"));
     assert_percentiles_ordered(result.get("error_latency_ms"));
+}
+
+#[test]
+fn a_rate_limited_run_says_why_and_how_to_lift_the_limit() {
+    // A gateway with a small per-caller limit in front of the rules service: 100 sends in a
+    // second against 5 a second (burst 5) are mostly refused, and the report must say that the
+    // limit, not the servers, refused them.
+    let out = TempDir::new("loadgen-rate-limited");
+    let data = out.0.join("data");
+    let rules = Service::start(
+        "chess-rules-service",
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            data.to_str().expect("utf-8 path"),
+        ],
+        &[],
+        &out.0,
+    );
+    let gateway = Service::start(
+        "chess-gateway",
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--rules-addr",
+            &rules.url(),
+            "--rate-limit",
+            "5",
+            "--rate-burst",
+            "5",
+        ],
+        &[],
+        &out.0,
+    );
+    let json = out.0.join("limited.json");
+    let o = loadgen(&[
+        "run",
+        "--quiet",
+        "--target",
+        &gateway.url(),
+        "--scenario",
+        "rules",
+        "--rate",
+        "100",
+        "--duration",
+        "1s",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report = Json::parse(&std::fs::read_to_string(&json).expect("the JSON report"))
+        .expect("a JSON report");
+    let result = report.get("result");
+    let exhausted = result.get("codes").num("RESOURCE_EXHAUSTED");
+    assert!(exhausted >= 80.0, "{result:?}");
+    let refused = result.get("refused").arr();
+    assert_eq!(refused.len(), 1, "{result:?}");
+    assert_eq!(refused[0].get("by").str(), "gateway-rate-limit");
+    assert_eq!(refused[0].num("count"), exhausted);
+    let explanation = refused[0].get("explanation").str();
+    assert!(
+        explanation.contains("5 requests per second (burst 5)")
+            && explanation.contains("--rate-limit 0"),
+        "{explanation}"
+    );
+    let summary = String::from_utf8_lossy(&o.stdout);
+    let why = summary
+        .lines()
+        .skip_while(|l| !l.starts_with("why "))
+        .take_while(|l| l.starts_with(' ') || l.starts_with("why "))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        why.contains("per-caller rate limit") && why.contains("--rate-limit 0"),
+        "{summary}"
+    );
+}
+
+/// A `chess up` child process on free loopback ports; killed when dropped.
+struct Up {
+    child: std::process::Child,
+    /// The gateway's address.
+    gateway: String,
+}
+
+impl Up {
+    fn start(extra: &[&str]) -> Up {
+        use std::io::BufRead as _;
+        let mut args = vec![
+            "up",
+            "--memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--rules-listen",
+            "127.0.0.1:0",
+            "--search-listen",
+            "127.0.0.1:0",
+            "--search-workers",
+            "1",
+            "--search-hash-mb",
+            "16",
+        ];
+        args.extend_from_slice(extra);
+        let mut child = Command::new(bin("chess"))
+            .args(&args)
+            .env_remove("CHESS_GATEWAY_RATE_LIMIT")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start chess up");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut up = Up {
+            child,
+            gateway: String::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("chess up {args:?} was not ready within 90 s"));
+            if let Some(rest) = line.strip_prefix("LISTENING service=gateway ") {
+                up.gateway = rest
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix("grpc="))
+                    .expect("the gateway's address")
+                    .to_owned();
+            }
+            if line == "chess up: ready" {
+                break;
+            }
+        }
+        assert!(!up.gateway.is_empty(), "no LISTENING line for the gateway");
+        up
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_chess_up_stack_does_not_rate_limit_the_load_generator() {
+    // The README's load test runs against `chess up`; 300 calls in a second is three times the
+    // gateway's usual per-caller limit (100 a second, burst 100), and none may be refused.
+    let up = Up::start(&[]);
+    let out = TempDir::new("loadgen-up");
+    let report = run_report(
+        &out.0,
+        "up",
+        &[
+            "--target",
+            &format!("http://{}", up.gateway),
+            "--scenario",
+            "rules",
+            "--rate",
+            "300",
+            "--duration",
+            "1s",
+        ],
+    );
+    let result = report.get("result");
+    assert_eq!(result.num("requests"), 300.0, "{result:?}");
+    assert_eq!(result.num("errors"), 0.0, "{result:?}");
+    assert!(result.get("refused").arr().is_empty(), "{result:?}");
 }
 
 fn write_report(dir: &Path, name: &str, p99: f64, rate: f64, errors: u64) -> String {

@@ -1,6 +1,7 @@
 //! The services as users meet them: real binaries on 127.0.0.1, real gRPC clients, every
 //! call through the gateway unless a test is about one service alone.
 
+mod arbiter;
 mod auth;
 mod batched;
 mod crash;

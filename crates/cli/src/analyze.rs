@@ -205,6 +205,10 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
             e.utf8_error().valid_up_to()
         ))
     })?;
+    // The review keeps the game's result as written: say so when the moves contradict it.
+    if let Some(warning) = result_contradiction(&pgn, args.game) {
+        eprintln!("warning: {warning}");
+    }
     crate::client::block_on(async move {
         let client = Client::connect(client).await?;
         let request = ReviewGameRequest {
@@ -277,6 +281,32 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
         stdout.flush()?;
         Ok(())
     })
+}
+
+/// When game `number` (from 1) of `pgn` ends in a position that decides the result
+/// (checkmate, stalemate, a dead position, fivefold repetition, the seventy-five-move rule)
+/// and its Result tag or the result after its moves says otherwise, what to tell the user.
+fn result_contradiction(pgn: &str, number: u32) -> Option<String> {
+    let game = chess_pgn::read_games(pgn.as_bytes())
+        .nth(number as usize - 1)?
+        .ok()?;
+    let mut played = chess_rules::Game::new(game.start.clone());
+    for m in game.mainline() {
+        played.play(m).ok()?;
+    }
+    let outcome = played.outcome()?;
+    let claims = [
+        ("Result tag", game.tag("Result").map(str::trim)),
+        ("result after the moves", game.result.map(|r| r.as_str())),
+    ];
+    let (what, said) = claims.into_iter().find_map(|(what, said)| {
+        said.filter(|s| *s != "*" && *s != outcome.result())
+            .map(|s| (what, s))
+    })?;
+    Some(format!(
+        "game {number}: its {what} says {said}, but the final position is {outcome}; the review \
+         keeps the result as written"
+    ))
 }
 
 fn player_text(p: &PlayerReview) -> String {

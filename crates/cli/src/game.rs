@@ -7,6 +7,8 @@
 //! chess game watch ID                                one line per event until the game ends
 //! chess game resign ID --side black
 //! chess game draw ID accept|decline|claim --side white [--move Nf3]
+//! chess game new --illegal-moves fide               illegal moves become fouls (FIDE 7.5)
+//! chess game touch ID g1 --side white [--adjust]    touch-move; --adjust is j'adoube
 //! ```
 
 use std::fmt::Write as _;
@@ -14,7 +16,8 @@ use std::io::{self, Write as _};
 
 use chess_proto::v1::{
     self, ClaimDrawRequest, CreateGameRequest, GameEvent, GameState, GetGameRequest,
-    MakeMoveRequest, ResignRequest, RespondToDrawRequest, WatchGameRequest, game_event::Kind,
+    MakeMoveRequest, ResignRequest, RespondToDrawRequest, TouchPieceRequest, WatchGameRequest,
+    game_event::Kind,
 };
 use chess_rules::Position;
 use chess_rules_service::TimeControl;
@@ -48,6 +51,44 @@ enum GameCommand {
     /// Ask the engine for the side to move's move at a playing strength; with `--play` it is
     /// made in the game (play against the engine).
     EngineMove(EngineMoveArgs),
+    /// Report that the side to move touched a piece (touch-move: it must then move it, or
+    /// capture it if it is the opponent's); `--adjust` announces "j'adoube".
+    Touch(TouchArgs),
+}
+
+/// What happens to illegal moves in a new game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum IllegalMoves {
+    /// Refused; the game is unchanged.
+    Reject,
+    /// FIDE 7.5: a foul; the first gives the opponent two minutes, the second loses.
+    Fide,
+    /// A foul; the third loses.
+    ThreeStrikes,
+}
+
+impl IllegalMoves {
+    fn proto(self) -> i32 {
+        match self {
+            IllegalMoves::Reject => v1::IllegalMoves::Reject.into(),
+            IllegalMoves::Fide => v1::IllegalMoves::Fide.into(),
+            IllegalMoves::ThreeStrikes => v1::IllegalMoves::ThreeStrikes.into(),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct TouchArgs {
+    /// The game id.
+    id: String,
+    /// The square of the touched piece (`g1`).
+    square: String,
+    /// The side touching (it must be that side's move).
+    #[arg(long, value_enum)]
+    side: Side,
+    /// "J'adoube": only adjusting the piece; no obligation to move it.
+    #[arg(long)]
+    adjust: bool,
 }
 
 /// A side of the board.
@@ -81,6 +122,9 @@ struct NewArgs {
     /// Black player's name.
     #[arg(long, value_name = "NAME")]
     black: Option<String>,
+    /// What happens to an illegal move: refused, or recorded as a foul and penalised.
+    #[arg(long, value_enum, default_value_t = IllegalMoves::Reject)]
+    illegal_moves: IllegalMoves,
 }
 
 #[derive(Debug, Args)]
@@ -187,6 +231,7 @@ pub fn run(args: GameArgs, client: &ClientArgs) -> CliResult {
             GameCommand::Resign(a) => resign(&client, a).await,
             GameCommand::EngineMove(a) => engine_move(&client, a).await,
             GameCommand::Draw(a) => draw(&client, a).await,
+            GameCommand::Touch(a) => touch(&client, a).await,
         }
     })
 }
@@ -205,6 +250,7 @@ async fn new(client: &Client, args: NewArgs) -> CliResult {
         time_control_text: args.tc.unwrap_or_default(),
         white: args.white.unwrap_or_default(),
         black: args.black.unwrap_or_default(),
+        illegal_moves: args.illegal_moves.proto(),
     };
     let state = client
         .games()
@@ -216,6 +262,7 @@ async fn new(client: &Client, args: NewArgs) -> CliResult {
     label(&mut out, "white", player(&state.white));
     label(&mut out, "black", player(&state.black));
     label(&mut out, "clock", &clock_summary(&state));
+    label(&mut out, "illegal", mode_text(state.illegal_moves));
     label(&mut out, "fen", &state.fen);
     label(
         &mut out,
@@ -244,9 +291,38 @@ async fn play(client: &Client, args: MoveArgs) -> CliResult {
         .map_err(|s| client.error(&s))?
         .into_inner();
     let mut out = String::new();
-    if let Some(last) = last_move(&state) {
-        out.push_str(&last);
-        out.push('\n');
+    // The call either played a move or, under an arbiter mode, recorded a foul at this ply.
+    match state.fouls.last().filter(|f| f.ply == state.ply) {
+        Some(f) => {
+            writeln!(out, "{}", foul_line(f)).ok();
+        }
+        None => {
+            if let Some(last) = last_move(&state) {
+                out.push_str(&last);
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str(&after_change(&state));
+    print(&out)
+}
+
+async fn touch(client: &Client, args: TouchArgs) -> CliResult {
+    let request = TouchPieceRequest {
+        game_id: args.id,
+        side: args.side.proto(),
+        square: args.square,
+        adjust: args.adjust,
+    };
+    let state = client
+        .games()
+        .touch_piece(client.request(request))
+        .await
+        .map_err(|s| client.error(&s))?
+        .into_inner();
+    let mut out = String::new();
+    if let Some(t) = state.touches.last() {
+        writeln!(out, "{}", touch_line(t)).ok();
     }
     out.push_str(&after_change(&state));
     print(&out)
@@ -391,6 +467,52 @@ async fn draw(client: &Client, args: DrawArgs) -> CliResult {
 }
 
 // ----- presentation -----
+
+fn mode_text(value: i32) -> &'static str {
+    match v1::IllegalMoves::try_from(value) {
+        Ok(v1::IllegalMoves::Fide) => "fide (a foul; 2 minutes to the opponent, the second loses)",
+        Ok(v1::IllegalMoves::ThreeStrikes) => "three-strikes (a foul; the third loses)",
+        _ => "reject",
+    }
+}
+
+/// `foul 1 by black: e8e7 (king moved into check ...); penalty: two minutes added to ...`.
+fn foul_line(f: &v1::Foul) -> String {
+    format!(
+        "foul {} by {}: {} ({}); penalty: {}",
+        f.count,
+        color_name(f.side),
+        f.attempted,
+        f.reason,
+        f.penalty
+    )
+}
+
+/// `white touched Ng1` or `white adjusted Ng1 (j'adoube)`.
+fn touch_line(t: &v1::Touch) -> String {
+    if t.adjust {
+        format!("{} adjusted {} (j'adoube)", color_name(t.side), t.piece)
+    } else {
+        format!("{} touched {}", color_name(t.side), t.piece)
+    }
+}
+
+/// `B20 Sicilian Defense  semi-open`, or `none`.
+fn opening_text(o: Option<&v1::OpeningInfo>) -> String {
+    match o {
+        Some(o) if !o.eco.is_empty() => {
+            let mut text = format!("{} {}", o.eco, o.name);
+            if !o.class.is_empty() {
+                write!(text, "  {}", o.class).ok();
+            }
+            if o.gambit {
+                text.push_str(", gambit");
+            }
+            text
+        }
+        _ => "none".to_owned(),
+    }
+}
 
 /// `label     value` lines, aligned.
 fn label(out: &mut String, name: &str, value: &str) {
@@ -617,6 +739,20 @@ fn describe(state: &GameState) -> String {
         |rule| format!("{rule} ({} may claim)", color_name(state.turn)),
     );
     label(&mut out, "claimable", &claim);
+    label(&mut out, "opening", &opening_text(state.opening.as_ref()));
+    label(&mut out, "illegal", mode_text(state.illegal_moves));
+    if state.fouls.is_empty() {
+        label(&mut out, "fouls", "none");
+    } else {
+        label(&mut out, "fouls", &state.fouls.len().to_string());
+        for f in &state.fouls {
+            writeln!(out, "  at ply {}: {}", f.ply, foul_line(f)).ok();
+        }
+    }
+    if !state.touches.is_empty() {
+        let touches: Vec<String> = state.touches.iter().map(touch_line).collect();
+        label(&mut out, "touched", &touches.join(", "));
+    }
     let outcome = state.outcome.as_ref().map_or_else(
         || format!("in progress, {} to move", color_name(state.turn)),
         |o| o.description.clone(),
@@ -667,6 +803,19 @@ fn event_lines(event: &GameEvent) -> String {
             color_name(state.turn)
         ),
         Ok(Kind::GameOver) => over.unwrap_or_else(|| "game over\n".to_owned()),
+        Ok(Kind::Foul) => {
+            let mut text = state
+                .fouls
+                .last()
+                .map_or_else(|| "foul".to_owned(), foul_line);
+            text.push_str(&clock);
+            text.push('\n');
+            text
+        }
+        Ok(Kind::Touch) => state
+            .touches
+            .last()
+            .map_or_else(|| "touch\n".to_owned(), |t| format!("{}\n", touch_line(t))),
         Ok(Kind::Unspecified) | Err(_) => format!("event {}: ply {}\n", event.kind, state.ply),
     }
 }

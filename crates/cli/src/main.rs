@@ -8,6 +8,8 @@
 //! chess moves [--fen FEN] [--format uci]         list legal moves
 //! chess san e4 e5 Nf3                            convert moves to SAN and UCI
 //! chess pgn games.pgn [--normalize]              check (and re-emit) a PGN file
+//! chess opening e4 c5 | --pgn FILE               ECO code, name and class of a line
+//! chess report --fen FEN [--moves ..] [--json]   the position report (--lang en|zh)
 //! chess up [--data-dir DIR] [--memory]           rules service + gateway on loopback
 //! chess game new|move|show|watch|resign|draw     games, through the gateway
 //! chess rules legal-moves|status                 rules queries, through the gateway
@@ -28,8 +30,10 @@ mod fen;
 mod game;
 mod input;
 mod moves;
+mod opening;
 mod perft;
 mod pgn;
+mod report;
 mod rules;
 mod san;
 mod up;
@@ -74,6 +78,12 @@ enum Command {
     San(san::SanArgs),
     /// Check a PGN file game by game, optionally re-emitting the good games.
     Pgn(pgn::PgnArgs),
+    /// The opening of a line of moves or of each game of a PGN file: ECO code, name and class
+    /// (open, semi-open, closed; gambit), on one line.
+    Opening(opening::OpeningArgs),
+    /// The position report: material, bishops, pawn structure, files, king safety,
+    /// development, centre, space, phase and endgame class, in English or Chinese, or JSON.
+    Report(report::ReportArgs),
     /// Run the whole stack in this process on loopback: the rules service (games stored in
     /// the data directory) and the gateway in front of it. Ctrl-C stops it.
     Up(up::UpArgs),
@@ -95,6 +105,8 @@ fn run(cli: Cli) -> CliResult {
         Command::Moves(args) => moves::run(args),
         Command::San(args) => san::run(args),
         Command::Pgn(args) => pgn::run(args),
+        Command::Opening(args) => opening::run(args),
+        Command::Report(args) => report::run(args),
         Command::Up(args) => up::run(args),
         Command::Game(args) => game::run(args, &cli.client),
         Command::Rules(args) => rules::run(args, &cli.client),

@@ -67,6 +67,10 @@ pub struct UpArgs {
     /// Keep games in memory only: they are lost when the stack stops (no data directory).
     #[arg(long)]
     memory: bool,
+    /// Requests per second the gateway allows each caller; 0, the default, sets no limit: on
+    /// loopback the only caller is you, and a load test should meet the servers, not a limit.
+    #[arg(long, env = "CHESS_GATEWAY_RATE_LIMIT", default_value_t = 0)]
+    rate_limit: u32,
     /// Log filter in `tracing` syntax (logs go to stderr); `info` shows the services' activity.
     #[arg(long, env = "CHESS_LOG", value_name = "FILTER", default_value = "warn")]
     log: String,
@@ -193,6 +197,8 @@ fn plan(
         format!("http://{search_addr}").into(),
         "--auth".into(),
         "open".into(),
+        "--rate-limit".into(),
+        args.rate_limit.to_string().into(),
         "--metrics-listen".into(),
         "127.0.0.1:0".into(),
         "--shutdown-grace-secs".into(),

@@ -110,3 +110,30 @@ fn analyze_review_and_play_against_the_engine() {
         .assert_code(1)
         .assert_stderr_has("strength.elo");
 }
+
+/// A Result tag that the final position contradicts (a mate for the other side) is kept by
+/// the review, which says so on stderr.
+#[test]
+fn review_warns_of_a_result_the_final_mate_contradicts() {
+    let dir = TempDir::new("review-result");
+    let stack = Stack::start(dir.path(), &["--memory"]);
+    let pgn = dir.path().join("game.pgn");
+    std::fs::write(
+        &pgn,
+        "[White \"Ann\"]\n[Result \"0-1\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 0-1\n",
+    )
+    .unwrap();
+    stack
+        .chess(&["review", pgn.to_str().unwrap(), "--nodes", "2000"])
+        .assert_ok()
+        .assert_stdout_has("7 plies")
+        .assert_stderr_has(
+            "warning: game 1: its Result tag says 0-1, but the final position is 1-0 (white wins \
+             by checkmate); the review keeps the result as written",
+        );
+    // A result that fits says nothing.
+    std::fs::write(&pgn, "1. f3 e5 2. g4 Qh4# 0-1\n").unwrap();
+    let run = stack.chess(&["review", pgn.to_str().unwrap(), "--nodes", "2000"]);
+    run.assert_ok();
+    assert!(!run.stderr.contains("warning"), "{run:#?}");
+}

@@ -17,12 +17,13 @@ use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
     AnalyzeBatchRequest, AnalyzeBatchResponse, AnalyzeRequest, AnalyzeResponse, BackendStatus,
     BestMoveRequest, BestMoveResponse, ClaimDrawRequest, ConvertMovesRequest, ConvertMovesResponse,
-    CreateGameRequest, EngineMoveRequest, EngineMoveResponse, EvaluatePositionsRequest,
-    EvaluatePositionsResponse, GameEvent, GameState, GetGameRequest, LegalMovesRequest,
-    LegalMovesResponse, MakeMoveRequest, ParsePgnRequest, ParsePgnResponse, PositionStatusRequest,
-    PositionStatusResponse, ResignRequest, RespondToDrawRequest, ReviewGameRequest,
-    ReviewGameResponse, ServerInfoRequest, ServerInfoResponse, ValidateFenRequest,
-    ValidateFenResponse, WatchGameRequest, WritePgnRequest, WritePgnResponse,
+    CreateGameRequest, DescribePositionRequest, DescribePositionResponse, EngineMoveRequest,
+    EngineMoveResponse, EvaluatePositionsRequest, EvaluatePositionsResponse, GameEvent, GameState,
+    GetGameRequest, LegalMovesRequest, LegalMovesResponse, MakeMoveRequest, ParsePgnRequest,
+    ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ResignRequest,
+    RespondToDrawRequest, ReviewGameRequest, ReviewGameResponse, ServerInfoRequest,
+    ServerInfoResponse, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse,
+    WatchGameRequest, WritePgnRequest, WritePgnResponse,
 };
 use chess_service_kit::{Metrics, Shutdown};
 use prometheus_client::metrics::counter::Counter;
@@ -312,6 +313,15 @@ impl RulesService for Gateway {
         rules_call!(self, request, RulesServiceClient, write_pgn, |m| self
             .check_moves("moves", m.moves.len()))
     }
+
+    async fn describe_position(
+        &self,
+        request: Request<DescribePositionRequest>,
+    ) -> Result<Response<DescribePositionResponse>, Status> {
+        rules_call!(self, request, RulesServiceClient, describe_position, |m| {
+            self.check_moves("moves", m.moves.len())
+        })
+    }
 }
 
 impl Gateway {
@@ -392,6 +402,13 @@ impl GameService for Gateway {
         request: Request<ClaimDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
         rules_call!(self, request, GameServiceClient, claim_draw)
+    }
+
+    async fn touch_piece(
+        &self,
+        request: Request<TouchPieceRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        rules_call!(self, request, GameServiceClient, touch_piece)
     }
 }
 

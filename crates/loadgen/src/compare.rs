@@ -1,13 +1,33 @@
 //! `chess-loadgen compare OLD NEW`: two JSON reports side by side, and a verdict on the chosen
 //! figures (exit 1 when one got worse by more than the threshold).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::Args;
 use serde_json::Value;
 
 use crate::Failure;
-use crate::cli::CompareArgs;
+
+/// The flags of `chess-loadgen compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline JSON report.
+    pub old: PathBuf,
+    /// The JSON report to judge.
+    pub new: PathBuf,
+    /// The figure to judge (repeat for several): p50, p90, p99, p999, max, mean, min, rate,
+    /// ok-rate, error-rate, errors, nps, positions-per-s.
+    #[arg(long, value_name = "FIGURE", default_value = "p99", value_parser = parse_figure)]
+    pub metric: Vec<Figure>,
+    /// How much worse the figure may get: a percentage of the old value (10%).
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// Judge one method's figures (e.g. /chess.v1.AnalysisService/Analyze) instead of the
+    /// whole run's.
+    #[arg(long, value_name = "PATH")]
+    pub method: Option<String>,
+}
 
 /// A figure of a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +143,7 @@ impl Figure {
     }
 }
 
-pub fn parse_figure(text: &str) -> Result<Figure, String> {
+fn parse_figure(text: &str) -> Result<Figure, String> {
     let t = text.trim().to_ascii_lowercase().replace('_', "-");
     let t = match t.as_str() {
         "p99.9" => "p999",
@@ -140,7 +160,7 @@ pub fn parse_figure(text: &str) -> Result<Figure, String> {
 }
 
 /// `10%` or `10` (percent of the old value).
-pub fn parse_threshold(text: &str) -> Result<f64, String> {
+fn parse_threshold(text: &str) -> Result<f64, String> {
     let t = text.trim().trim_end_matches('%');
     let v: f64 = t
         .parse()

@@ -3,18 +3,26 @@
 
 use std::collections::HashSet;
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chess_rules::Position;
+use clap::Args;
 
 use crate::Failure;
-use crate::cli::PositionsArgs;
+
+/// The flags of `chess-loadgen positions`.
+#[derive(Debug, Args)]
+pub struct PositionsArgs {
+    /// A FEN, EPD or PGN file; the built-in set without it.
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+}
 
 /// The built-in set: (phase, FEN). Varied on purpose: quiet and tactical, open and closed,
 /// castling and en passant available, promotions near, few and many pieces, so that analysis
 /// times spread the way real traffic does. No position is over (every side to move has a move).
-pub const BUILT_IN: &[(&str, &str)] = &[
+const BUILT_IN: &[(&str, &str)] = &[
     // Openings
     (
         "opening",
@@ -211,7 +219,7 @@ impl PositionSet {
     /// A FEN or EPD file (one position a line; `#` starts a comment line), or PGN (by the
     /// extension `.pgn`, or text that starts with a tag or a move number): every position of
     /// every game's mainline where the side to move has a move, each once.
-    pub fn from_file(path: &Path) -> Result<PositionSet, String> {
+    fn from_file(path: &Path) -> Result<PositionSet, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let is_pgn = path

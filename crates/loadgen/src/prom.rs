@@ -186,7 +186,7 @@ pub fn family(name: &str) -> &str {
 
 impl Page {
     /// The metric type of a sample's family (`counter`, `gauge`, `histogram`, ...).
-    pub fn kind(&self, name: &str) -> &str {
+    fn kind(&self, name: &str) -> &str {
         self.types
             .get(name)
             .or_else(|| self.types.get(family(name)))

@@ -8,10 +8,11 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use tonic::Code;
 
+use crate::refusal::Refusals;
 use crate::workload::CallOutcome;
 
 /// A send this far behind its intended time is late: well past the timer's 1 ms tick.
-pub const LATE: Duration = Duration::from_millis(2);
+const LATE: Duration = Duration::from_millis(2);
 
 /// Highest latency recorded exactly: an hour, in microseconds (longer ones saturate).
 const HIGHEST_US: u64 = 3_600_000_000;
@@ -25,7 +26,7 @@ fn micros(d: Duration) -> u64 {
 }
 
 /// The gRPC name of a status code: `OK`, `RESOURCE_EXHAUSTED`, ...
-pub fn code_name(code: Code) -> String {
+fn code_name(code: Code) -> String {
     upper_snake(&format!("{code:?}"))
 }
 
@@ -166,6 +167,8 @@ pub struct Recorder {
     pub lag: Histogram<u64>,
     /// Calls started and not yet finished.
     pub in_flight: u64,
+    /// Calls refused with RESOURCE_EXHAUSTED, by what refused them.
+    pub refusals: Refusals,
 }
 
 impl Recorder {
@@ -178,6 +181,7 @@ impl Recorder {
             late_sends: 0,
             lag: histogram(2),
             in_flight: 0,
+            refusals: Refusals::default(),
         }
     }
 
@@ -201,6 +205,7 @@ impl Recorder {
     ) {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.total.add(o, latency, service);
+        self.refusals.add(o.code, &o.message);
         self.methods
             .entry(o.method)
             .or_insert_with(Tally::new)

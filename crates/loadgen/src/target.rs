@@ -10,7 +10,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 /// Time allowed to connect, and to one health check.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `http://host:port` or `host:port`, split.
 #[derive(Clone, Debug, PartialEq, Eq)]

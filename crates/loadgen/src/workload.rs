@@ -11,22 +11,23 @@ use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_rules::Position;
+use chess_search::SplitMix64;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
 
-use crate::cli::Scenario;
 use crate::positions::PositionSet;
+use crate::scenario::Scenario;
 
 pub const ANALYZE: &str = "/chess.v1.AnalysisService/Analyze";
-pub const ANALYZE_STREAM: &str = "/chess.v1.AnalysisService/AnalyzeStream";
-pub const EVALUATE: &str = "/chess.v1.AnalysisService/EvaluatePositions";
-pub const CREATE_GAME: &str = "/chess.v1.GameService/CreateGame";
-pub const MAKE_MOVE: &str = "/chess.v1.GameService/MakeMove";
-pub const ENGINE_MOVE: &str = "/chess.v1.GatewayService/EngineMove";
-pub const LEGAL_MOVES: &str = "/chess.v1.RulesService/LegalMoves";
-pub const POSITION_STATUS: &str = "/chess.v1.RulesService/PositionStatus";
-pub const VALIDATE_FEN: &str = "/chess.v1.RulesService/ValidateFen";
-pub const CONVERT_MOVES: &str = "/chess.v1.RulesService/ConvertMoves";
+const ANALYZE_STREAM: &str = "/chess.v1.AnalysisService/AnalyzeStream";
+const EVALUATE: &str = "/chess.v1.AnalysisService/EvaluatePositions";
+const CREATE_GAME: &str = "/chess.v1.GameService/CreateGame";
+const MAKE_MOVE: &str = "/chess.v1.GameService/MakeMove";
+const ENGINE_MOVE: &str = "/chess.v1.GatewayService/EngineMove";
+const LEGAL_MOVES: &str = "/chess.v1.RulesService/LegalMoves";
+const POSITION_STATUS: &str = "/chess.v1.RulesService/PositionStatus";
+const VALIDATE_FEN: &str = "/chess.v1.RulesService/ValidateFen";
+const CONVERT_MOVES: &str = "/chess.v1.RulesService/ConvertMoves";
 
 /// What one call brought back.
 #[derive(Clone, Debug)]
@@ -64,45 +65,10 @@ impl CallOutcome {
     }
 }
 
-/// The mix scenario's weights.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mix(pub Vec<(Scenario, u32)>);
-
-/// `SCENARIO=WEIGHT,...` for `--mix`.
-pub fn parse_mix(text: &str) -> Result<Mix, String> {
-    use clap::ValueEnum;
-    let mut out: Vec<(Scenario, u32)> = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (name, weight) = part.split_once('=').unwrap_or((part, "1"));
-        let scenario = Scenario::from_str(name.trim(), true).map_err(|_| {
-            format!("{name:?} is not a scenario (analyze, analyze-stream, evaluate, game, rules)")
-        })?;
-        if scenario == Scenario::Mix {
-            return Err("a mix cannot contain `mix`".to_owned());
-        }
-        let weight: u32 = weight
-            .trim()
-            .parse()
-            .map_err(|_| format!("{weight:?} is not a weight (a whole number)"))?;
-        if out.iter().any(|(s, _)| *s == scenario) {
-            return Err(format!("{} twice in the mix", scenario.name()));
-        }
-        if weight > 0 {
-            out.push((scenario, weight));
-        }
-    }
-    if out.is_empty() {
-        return Err("the mix needs at least one scenario with a weight above 0".to_owned());
-    }
-    Ok(Mix(out))
-}
-
-/// SplitMix64: the client's reproducible choices.
-pub fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+/// The client's reproducible choices: the first output of the shared SplitMix64 generator
+/// seeded with `x`, so each choice depends only on the run's seed and the request number.
+fn mix64(x: u64) -> u64 {
+    SplitMix64::new(x).next_u64()
 }
 
 /// A game in progress of the game scenario.
@@ -489,6 +455,17 @@ fn search_nodes(lines: &[v1::AnalysisLine]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::parse_mix;
+
+    #[test]
+    fn choices_are_the_splitmix64_outputs_they_always_were() {
+        // SplitMix64's first outputs for these seeds: a seed keeps drawing the same
+        // positions, moves and mix from one version to the next.
+        assert_eq!(mix64(0), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(mix64(1), 0x910a_2dec_8902_5cc1);
+        assert_eq!(mix64(0x1234_5678_9abc_def0), 0x1619_22c6_45ce_50e8);
+        assert_eq!(mix64(u64::MAX), 0xe4d9_7177_1b65_2c20);
+    }
 
     #[test]
     fn mixes_parse_and_draw_by_weight() {

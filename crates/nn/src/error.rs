@@ -15,6 +15,13 @@ pub enum NetworkError {
         #[source]
         source: std::io::Error,
     },
+    /// The path names a device, pipe, socket or directory: only regular files are read, so
+    /// that `/dev/zero` or a pipe cannot make a load read forever.
+    #[error(
+        "network file {} is not a regular file (a device, pipe, socket or directory)",
+        path.display()
+    )]
+    NotAFile { path: PathBuf },
     /// Fewer bytes than a header and a checksum.
     #[error(
         "not a network file: {found} bytes, fewer than the {min} of an empty header and checksum"

@@ -2,6 +2,7 @@
 //! `inference.rs`.
 
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -141,6 +142,58 @@ fn check_quant(name: &'static str, v: i64) -> Result<i32, NetworkError> {
             name,
             max: MAX_QUANT,
             found: v.max(0) as u64,
+        })
+    }
+}
+
+/// The header fields a file's length depends on, checked.
+struct Header {
+    hidden: usize,
+    qa: i32,
+    qb: i32,
+    scale: i32,
+}
+
+impl Header {
+    /// Checks the first bytes of a file: length, magic, version, inputs, hidden size and
+    /// quantisation, in that order.
+    fn read(bytes: &[u8]) -> Result<Header, NetworkError> {
+        let min = HEADER_BYTES + CHECKSUM_BYTES;
+        if bytes.len() < min {
+            return Err(NetworkError::TooShort {
+                min,
+                found: bytes.len(),
+            });
+        }
+        let magic: [u8; 4] = bytes[..4].try_into().unwrap();
+        if magic != MAGIC {
+            return Err(NetworkError::BadMagic { found: magic });
+        }
+        let mut r = Reader { bytes, at: 4 };
+        let version = r.u32();
+        if version != FORMAT_VERSION {
+            return Err(NetworkError::UnsupportedVersion {
+                expected: FORMAT_VERSION,
+                found: version,
+            });
+        }
+        let inputs = r.u32();
+        if inputs != INPUTS as u32 {
+            return Err(NetworkError::BadInputs {
+                expected: INPUTS as u32,
+                found: inputs,
+            });
+        }
+        let hidden = check_hidden(u64::from(r.u32()))?;
+        let qa = check_quant("qa", i64::from(r.u32()))?;
+        let qb = check_quant("qb", i64::from(r.u32()))?;
+        let scale = check_quant("scale", i64::from(r.u32()))?;
+        debug_assert_eq!(r.at, HEADER_BYTES);
+        Ok(Header {
+            hidden,
+            qa,
+            qb,
+            scale,
         })
     }
 }
@@ -332,36 +385,8 @@ impl Network {
     /// Reads a file's bytes, checking magic, version, shape, quantisation, length and
     /// checksum in that order.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        let min = HEADER_BYTES + CHECKSUM_BYTES;
-        if bytes.len() < min {
-            return Err(NetworkError::TooShort {
-                min,
-                found: bytes.len(),
-            });
-        }
-        let magic: [u8; 4] = bytes[..4].try_into().unwrap();
-        if magic != MAGIC {
-            return Err(NetworkError::BadMagic { found: magic });
-        }
-        let mut r = Reader { bytes, at: 4 };
-        let version = r.u32();
-        if version != FORMAT_VERSION {
-            return Err(NetworkError::UnsupportedVersion {
-                expected: FORMAT_VERSION,
-                found: version,
-            });
-        }
-        let inputs = r.u32();
-        if inputs != INPUTS as u32 {
-            return Err(NetworkError::BadInputs {
-                expected: INPUTS as u32,
-                found: inputs,
-            });
-        }
-        let hidden = check_hidden(u64::from(r.u32()))?;
-        let qa = check_quant("qa", i64::from(r.u32()))?;
-        let qb = check_quant("qb", i64::from(r.u32()))?;
-        let scale = check_quant("scale", i64::from(r.u32()))?;
+        let header = Header::read(bytes)?;
+        let (hidden, qa, qb, scale) = (header.hidden, header.qa, header.qb, header.scale);
         let expected = file_len(hidden);
         if bytes.len() != expected {
             return Err(NetworkError::BadLength {
@@ -370,6 +395,10 @@ impl Network {
                 found: bytes.len(),
             });
         }
+        let mut r = Reader {
+            bytes,
+            at: HEADER_BYTES,
+        };
         let body = &bytes[..expected - CHECKSUM_BYTES];
         let stored = u64::from_le_bytes(bytes[expected - CHECKSUM_BYTES..].try_into().unwrap());
         let computed = fnv1a64(body);
@@ -395,13 +424,46 @@ impl Network {
         })
     }
 
-    /// Reads a network file.
+    /// Reads a network file. Only a regular file is opened (a device such as `/dev/zero` or
+    /// a pipe could be read forever), and its length is checked against its header before
+    /// the rest is read, so a load reads at most [`file_len`]`(`[`MAX_HIDDEN`]`)` bytes.
     pub fn load(path: impl AsRef<Path>) -> Result<Network, NetworkError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| NetworkError::Io {
+        let io = |source| NetworkError::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        let not_a_file = || NetworkError::NotAFile {
+            path: path.to_owned(),
+        };
+        // Checked before opening: opening a pipe for reading waits for a writer.
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(not_a_file());
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(not_a_file());
+        }
+        let found = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let mut bytes = Vec::new();
+        let head = (HEADER_BYTES + CHECKSUM_BYTES) as u64;
+        (&file).take(head).read_to_end(&mut bytes).map_err(io)?;
+        let header = Header::read(&bytes)?;
+        let expected = file_len(header.hidden);
+        if found != expected {
+            return Err(NetworkError::BadLength {
+                hidden: header.hidden as u32,
+                expected,
+                found,
+            });
+        }
+        // One byte more than expected shows a file that grew since its length was taken.
+        bytes.reserve_exact(expected - bytes.len());
+        (&file)
+            .take(expected as u64 + 1 - head)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
         Network::from_bytes(&bytes)
     }
 

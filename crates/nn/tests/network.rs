@@ -269,3 +269,65 @@ fn the_default_network_plays_sensibly() {
         assert_eq!(net.evaluate(&pos), net.evaluate(&pos.mirrored()), "{fen}");
     }
 }
+
+/// Runs `load` on another thread; panics when it has not returned within 10 s (a reader stuck
+/// on a pipe or a device that never ends).
+fn load_within_10s(path: &std::path::Path) -> Result<Network, NetworkError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_owned();
+    std::thread::spawn(move || {
+        let _ = tx.send(Network::load(&path));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(10))
+        .expect("Network::load did not return within 10 s")
+}
+
+#[test]
+fn only_regular_files_of_the_header_size_are_read() {
+    let dir = std::env::temp_dir().join(format!("chess-nn-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A named pipe: opening it for reading would wait for a writer forever.
+    let fifo = dir.join("pipe.nnue");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let e = load_within_10s(&fifo).unwrap_err();
+        assert!(matches!(e, NetworkError::NotAFile { .. }), "{e:?}");
+    } else {
+        eprintln!("mkfifo is not available: the pipe case is skipped");
+    }
+    // A device that never ends is refused before a byte is read.
+    let e = load_within_10s(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert!(matches!(e, NetworkError::NotAFile { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "network file /dev/zero is not a regular file (a device, pipe, socket or directory)"
+    );
+    let e = load_within_10s(&dir).unwrap_err();
+    assert!(matches!(e, NetworkError::NotAFile { .. }), "{e:?}");
+    // A valid header on a file far longer than the header allows: refused by its length,
+    // without reading it (the file is sparse: 8 GiB that take no disk).
+    let net = small();
+    let bytes = net.to_bytes();
+    let huge = dir.join("huge.nnue");
+    let f = std::fs::File::create(&huge).unwrap();
+    std::io::Write::write_all(&mut &f, &bytes).unwrap();
+    f.set_len(8 << 30).unwrap();
+    drop(f);
+    let e = load_within_10s(&huge).unwrap_err();
+    let NetworkError::BadLength {
+        expected, found, ..
+    } = e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!((expected, found), (bytes.len(), 8 << 30));
+    // The same file at its right length loads.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(bytes.len() as u64)
+        .unwrap();
+    assert_eq!(load_within_10s(&huge).unwrap(), net);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -101,4 +101,4 @@ pub use nag::{
 pub use reader::{Games, Reader, ReaderOptions};
 pub use result::{GameResult, ParseResultError};
 pub use visitor::{Flow, Skipper, Visitor};
-pub use writer::{SEVEN_TAG_ROSTER, Writer, WriterOptions};
+pub use writer::{SEVEN_TAG_ROSTER, TagError, Writer, WriterOptions, check_tag, check_tags};

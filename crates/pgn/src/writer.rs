@@ -3,9 +3,9 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use chess_rules::Position;
+use chess_rules::{FenError, Position};
 
-use crate::{GameResult, Line, PgnGame};
+use crate::{GameResult, Line, PgnGame, ReaderOptions};
 
 /// The Seven Tag Roster in export order, with the value written when a tag is missing
 /// (`Result` defaults to the game's result, else `*`).
@@ -104,9 +104,10 @@ impl<W: Write> Writer<W> {
     }
 
     /// Writes one game. Fails with [`io::ErrorKind::InvalidInput`], writing nothing, when the
-    /// game cannot be written as PGN: a move not legal where it stands, a tag name that is not
-    /// letters, digits and `_`, or a tag value with a line break. (A comment holding `}` is
-    /// written as a `;` comment, which ends its line.)
+    /// game cannot be written as PGN that reads back as the same game: a move not legal where
+    /// it stands, or a tag that [`check_tags`] refuses (a bad name, a line break in a value, a
+    /// tag pair too long to read, a `FEN` or `SetUp` tag that does not describe the start
+    /// position). (A comment holding `}` is written as a `;` comment, which ends its line.)
     pub fn write_game(&mut self, game: &PgnGame) -> io::Result<()> {
         self.text.clear();
         format_game(&mut self.text, game, self.opts)?;
@@ -129,15 +130,151 @@ impl<W: Write> Writer<W> {
     }
 }
 
-fn write_tag(out: &mut String, name: &str, value: &str) -> io::Result<()> {
+/// Why a game's tags cannot be written so that they read back as the same game. Each names
+/// its tag ([`TagError::tag`]); values are quoted cut short.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TagError {
+    /// A name that is not letters, digits and `_`.
+    #[error("tag name {} is not letters, digits and '_'", quote(name))]
+    BadName {
+        /// The name.
+        name: String,
+    },
+    /// A value with a line break, which ends a tag pair.
+    #[error("tag {name} has a line break in its value")]
+    LineBreak {
+        /// The tag's name.
+        name: String,
+    },
+    /// A tag pair longer than a reader with default limits takes.
+    #[error("tag {name} is {len} bytes long; a reader takes tag pairs of at most {max}")]
+    TooLong {
+        /// The tag's name.
+        name: String,
+        /// The value's length in bytes.
+        len: usize,
+        /// The longest tag pair [`ReaderOptions::default`] reads.
+        max: usize,
+    },
+    /// A `FEN` tag that is not a legal position.
+    #[error("FEN tag {} is not a legal position: {source}", quote(value))]
+    BadFen {
+        /// The tag's value.
+        value: String,
+        /// What chess-rules found wrong with it.
+        source: FenError,
+    },
+    /// A `FEN` tag naming another position than the game's start: the moves would not read
+    /// back from it.
+    #[error("FEN tag {} is not the game's start position {start}", quote(value))]
+    FenNotStart {
+        /// The tag's value.
+        value: String,
+        /// The start position's FEN.
+        start: String,
+    },
+    /// A `SetUp` tag other than `0` or `1`, or `0` (the standard start) for a game that does
+    /// not start from the standard position.
+    #[error(
+        "SetUp tag {} does not fit a game that starts from {start}",
+        quote(value)
+    )]
+    BadSetUp {
+        /// The tag's value.
+        value: String,
+        /// The start position's FEN.
+        start: String,
+    },
+}
+
+impl TagError {
+    /// The name of the tag at fault.
+    pub fn tag(&self) -> &str {
+        match self {
+            TagError::BadName { name }
+            | TagError::LineBreak { name }
+            | TagError::TooLong { name, .. } => name,
+            TagError::BadFen { .. } | TagError::FenNotStart { .. } => "FEN",
+            TagError::BadSetUp { .. } => "SetUp",
+        }
+    }
+}
+
+/// `text` in quotes, cut to 60 characters with its length when longer.
+fn quote(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}... ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// Checks one tag pair: a name of letters, digits and `_`, a value without line breaks, and
+/// no longer than a reader takes.
+pub fn check_tag(name: &str, value: &str) -> Result<(), TagError> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        return Err(invalid(format!(
-            "tag name {name:?} is not letters, digits and '_'"
-        )));
+        return Err(TagError::BadName {
+            name: name.to_owned(),
+        });
     }
     if value.contains(['\n', '\r']) {
-        return Err(invalid(format!("tag {name} has a line break in its value")));
+        return Err(TagError::LineBreak {
+            name: name.to_owned(),
+        });
     }
+    // `[Name "value"]` with every `"` and `\` escaped.
+    let escapes = value.bytes().filter(|b| matches!(b, b'"' | b'\\')).count();
+    let max = ReaderOptions::default().max_item_len;
+    if name.len() + value.len() + escapes + 5 > max {
+        return Err(TagError::TooLong {
+            name: name.to_owned(),
+            len: value.len(),
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Checks every tag of `game` with [`check_tag`], and that the `FEN` and `SetUp` tags
+/// describe its start position, so that what is written reads back as the same game.
+pub fn check_tags(game: &PgnGame) -> Result<(), TagError> {
+    for (name, value) in &game.tags {
+        check_tag(name, value)?;
+    }
+    let start = game.start.fen();
+    if let Some(value) = game.tag("FEN") {
+        // The reader takes the first FEN tag, trimmed.
+        match Position::from_fen(value.trim()) {
+            Err(source) => {
+                return Err(TagError::BadFen {
+                    value: value.to_owned(),
+                    source,
+                });
+            }
+            Ok(pos) if pos.fen() != start => {
+                return Err(TagError::FenNotStart {
+                    value: value.to_owned(),
+                    start,
+                });
+            }
+            Ok(_) => {}
+        }
+    }
+    if let Some(value) = game.tag("SetUp") {
+        let standard = game.tag("FEN").is_none() && game.start == Position::startpos();
+        if !matches!((value.trim(), standard), ("1", _) | ("0", true)) {
+            return Err(TagError::BadSetUp {
+                value: value.to_owned(),
+                start,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn write_tag(out: &mut String, name: &str, value: &str) -> io::Result<()> {
+    check_tag(name, value).map_err(|e| invalid(e.to_string()))?;
     out.push('[');
     out.push_str(name);
     out.push_str(" \"");
@@ -152,6 +289,7 @@ fn write_tag(out: &mut String, name: &str, value: &str) -> io::Result<()> {
 }
 
 fn format_game(out: &mut String, game: &PgnGame, opts: WriterOptions) -> io::Result<()> {
+    check_tags(game).map_err(|e| invalid(e.to_string()))?;
     let result = game
         .result
         .or_else(|| game.tag("Result").and_then(|r| r.parse().ok()))
@@ -164,19 +302,28 @@ fn format_game(out: &mut String, game: &PgnGame, opts: WriterOptions) -> io::Res
         };
         write_tag(out, name, value)?;
     }
-    if game.tag("FEN").is_none() && game.start != Position::startpos() {
-        if game.tag("SetUp").is_none() {
-            write_tag(out, "SetUp", "1")?;
-        }
+    // A game from a set-up position (or marked `SetUp "1"`) without a FEN tag gets SetUp and
+    // FEN tags after the roster; the SetUp tag it has is written there.
+    let set_up = game.tag("SetUp");
+    let add_fen = game.tag("FEN").is_none()
+        && (set_up.is_some_and(|v| v.trim() == "1") || game.start != Position::startpos());
+    if add_fen {
+        write_tag(out, "SetUp", set_up.unwrap_or("1"))?;
         write_tag(out, "FEN", &game.start.fen())?;
     }
-    // The first tag of each roster name is already written.
+    // The first tag of each roster name is already written, and so is SetUp when a FEN tag
+    // was added.
     let mut written = [false; SEVEN_TAG_ROSTER.len()];
+    let mut set_up_written = !add_fen;
     for (name, value) in &game.tags {
         if let Some(i) = SEVEN_TAG_ROSTER.iter().position(|(n, _)| n == name)
             && !written[i]
         {
             written[i] = true;
+            continue;
+        }
+        if name == "SetUp" && !set_up_written {
+            set_up_written = true;
             continue;
         }
         write_tag(out, name, value)?;

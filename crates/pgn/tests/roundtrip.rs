@@ -285,3 +285,59 @@ fn to_pgn_matches_the_writer() {
         PgnGame::new(Position::startpos())
     );
 }
+
+/// The writer refuses, writing nothing, a game whose text would not read back as the game.
+fn assert_refused(g: &PgnGame, why: &str) {
+    let mut w = Writer::new(Vec::new());
+    let e = w.write_game(g).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains(why), "{e}");
+    assert!(w.into_inner().is_empty());
+}
+
+#[test]
+fn set_up_tags_must_describe_the_start() {
+    // A FEN tag naming another position than the start: its moves would not read back.
+    let mut g = game("1. Nf3 *");
+    g.set_tag("FEN", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    assert_refused(&g, "is not the game's start position");
+    g.set_tag("FEN", "not a fen");
+    assert_refused(&g, "FEN tag \"not a fen\" is not a legal position");
+    // SetUp "0" (standard start) on a set-up position, and SetUp neither 0 nor 1.
+    let start = Position::from_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").unwrap();
+    let mut g = PgnGame::new(start.clone());
+    g.root
+        .nodes
+        .push(Node::new(start.parse_san("e4").unwrap(), "e4"));
+    g.set_tag("SetUp", "0");
+    assert_refused(&g, "SetUp tag \"0\" does not fit");
+    g.set_tag("SetUp", "yes");
+    assert_refused(&g, "SetUp tag \"yes\"");
+    // The start position in other words reads back.
+    g.tags.clear();
+    g.set_tag("FEN", "  4k3/8/8/8/8/8/4P3/4K3 w - -  ");
+    let back = PgnGame::parse(&write(&g)).unwrap();
+    assert_eq!((back.start, back.root), (start, g.root.clone()));
+    // SetUp "1" on a game from the standard start gets the start's FEN tag.
+    let mut g = game("1. e4 *");
+    g.set_tag("SetUp", "1");
+    let text = write(&g);
+    assert!(
+        text.contains(
+            "[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]"
+        ),
+        "{text}"
+    );
+    assert_eq!(PgnGame::parse(&text).unwrap().root, g.root);
+}
+
+#[test]
+fn tags_too_long_to_read_are_refused() {
+    let mut g = game("1. e4 *");
+    g.set_tag("Annotator", "x".repeat(1 << 20));
+    assert_refused(&g, "tag Annotator is 1048576 bytes long");
+    // Just short enough reads back.
+    g.set_tag("Annotator", "\"".repeat((1 << 19) - 20));
+    let back = PgnGame::parse(&write(&g)).unwrap();
+    assert_eq!(back.tag("Annotator"), g.tag("Annotator"));
+}

@@ -211,6 +211,7 @@ pub fn draw_rule(reason: DrawReason) -> v1::outcome::Rule {
         DrawReason::FiftyMoves => Rule::FiftyMoves,
         DrawReason::SeventyFiveMoves => Rule::SeventyFiveMoves,
         DrawReason::TimeoutInsufficientMaterial => Rule::TimeoutVsInsufficientMaterial,
+        DrawReason::IllegalMovesInsufficientMaterial => Rule::IllegalMovesVsInsufficientMaterial,
     }
 }
 
@@ -227,6 +228,7 @@ pub fn outcome_to_proto(o: Outcome) -> v1::Outcome {
                 WinReason::Checkmate => Rule::Checkmate,
                 WinReason::Resignation => Rule::Resignation,
                 WinReason::Timeout => Rule::Timeout,
+                WinReason::IllegalMoves => Rule::IllegalMoves,
             },
         ),
         Outcome::Draw { reason } => (R::Draw, draw_rule(reason)),

@@ -6,6 +6,7 @@
 
 pub mod codec;
 pub mod convert;
+pub mod knowledge;
 
 /// Generated code for package `chess.v1`.
 #[allow(
@@ -23,3 +24,4 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/chess_v1_descriptor.bin"));
 
 pub use convert::*;
+pub use knowledge::*;

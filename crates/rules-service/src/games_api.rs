@@ -10,11 +10,12 @@ use std::time::Duration;
 use chess_proto::v1::game_service_server::GameService;
 use chess_proto::v1::{
     self, ClaimDrawRequest, CreateGameRequest, GameEvent, GameState, GetGameRequest,
-    MakeMoveRequest, ResignRequest, RespondToDrawRequest, WatchGameRequest, game_event::Kind,
+    MakeMoveRequest, ResignRequest, RespondToDrawRequest, TouchPieceRequest, WatchGameRequest,
+    game_event::Kind,
 };
 use chess_proto::{
     FieldViolation, color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto,
-    outcome_to_proto, position_from_fen,
+    opening_to_proto, outcome_to_proto, position_from_fen,
 };
 use chess_rules::{Color, Outcome, Position, WinReason};
 use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
@@ -22,7 +23,7 @@ use tokio::sync::{OwnedMutexGuard, broadcast};
 use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};
 
-use crate::session::{Event, Session, SessionError, Side};
+use crate::session::{ArbiterMode, Event, Session, SessionError, Side};
 use crate::store::{GameStore, StoreError};
 use crate::timecontrol::TimeControl;
 use crate::{GameId, Limits};
@@ -78,6 +79,9 @@ fn session_status(e: SessionError) -> Status {
         SessionError::NoDrawOffer(_) => ("side", Code::FailedPrecondition),
         SessionError::NoClaim(_) => ("move", Code::FailedPrecondition),
         SessionError::Clock(_) => ("game_id", Code::FailedPrecondition),
+        SessionError::TouchMove(_) => ("move", Code::FailedPrecondition),
+        SessionError::Touch(_) => ("square", Code::InvalidArgument),
+        SessionError::NoArbiter => ("move", Code::InvalidArgument),
         SessionError::Corrupt(_) => return Status::data_loss(e.to_string()),
     };
     FieldViolation::new(field, e.to_string()).into_status_with(code)
@@ -87,7 +91,7 @@ fn store_status(e: StoreError) -> Status {
     match e {
         StoreError::NotFound(id) => Status::not_found(format!("game {id} not found")),
         StoreError::Conflict { .. } => Status::aborted(format!("{e}: retry")),
-        StoreError::Corrupt(_) => Status::data_loss(e.to_string()),
+        StoreError::Corrupt(_) | StoreError::Damaged(_) => Status::data_loss(e.to_string()),
         _ => Status::unavailable(format!("the move was not stored: {e}")),
     }
 }
@@ -173,6 +177,27 @@ fn pgn_time_control(tc: &TimeControl) -> String {
         .join(":")
 }
 
+fn mode_to_proto(m: ArbiterMode) -> v1::IllegalMoves {
+    match m {
+        ArbiterMode::Reject => v1::IllegalMoves::Reject,
+        ArbiterMode::Fide => v1::IllegalMoves::Fide,
+        ArbiterMode::ThreeStrikes => v1::IllegalMoves::ThreeStrikes,
+    }
+}
+
+fn mode_from_proto(value: i32) -> Result<ArbiterMode, Status> {
+    match v1::IllegalMoves::try_from(value) {
+        Ok(v1::IllegalMoves::Reject) => Ok(ArbiterMode::Reject),
+        Ok(v1::IllegalMoves::Fide) => Ok(ArbiterMode::Fide),
+        Ok(v1::IllegalMoves::ThreeStrikes) => Ok(ArbiterMode::ThreeStrikes),
+        Err(_) => Err(FieldViolation::new(
+            "illegal_moves",
+            format!("unknown value {value}: ILLEGAL_MOVES_REJECT, _FIDE or _THREE_STRIKES"),
+        )
+        .into()),
+    }
+}
+
 fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
     let mut moves = Vec::with_capacity(s.records.len());
     let mut pos: Position = s.game.start().clone();
@@ -217,7 +242,47 @@ fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
         white: s.white.clone(),
         black: s.black.clone(),
         pgn: pgn_of(id, s),
+        opening: Some(opening_to_proto(&chess_knowledge::classify(
+            s.game.start(),
+            s.game.moves(),
+        ))),
+        illegal_moves: mode_to_proto(s.mode).into(),
+        fouls: s
+            .fouls
+            .iter()
+            .map(|f| v1::Foul {
+                side: color_to_proto(f.side).into(),
+                attempted: f.attempted.clone(),
+                reason: f.reason.clone(),
+                penalty: f.penalty_text(),
+                ply: f.ply,
+                count: f.count,
+            })
+            .collect(),
+        touches: s
+            .touches
+            .iter()
+            .map(|t| v1::Touch {
+                side: color_to_proto(t.side).into(),
+                square: t.square.to_string(),
+                piece: t.piece.clone(),
+                adjust: t.adjust,
+            })
+            .collect(),
     }
+}
+
+/// A foul as a PGN comment: `foul 1 by black: e8e7 (king moved into check ...); two
+/// minutes added to white's clock`.
+fn foul_comment(f: &crate::session::FoulRecord) -> String {
+    format!(
+        "illegal move {} by {}: {} ({}); penalty: {}",
+        f.count,
+        f.side,
+        f.attempted,
+        f.reason,
+        f.penalty_text()
+    )
 }
 
 fn pgn_of(id: GameId, s: &Session) -> String {
@@ -233,6 +298,18 @@ fn pgn_of(id: GameId, s: &Session) -> String {
     if let Some(tc) = &s.time_control {
         pgn.set_tag("TimeControl", pgn_time_control(tc));
     }
+    let opening = chess_knowledge::classify(s.game.start(), s.game.moves());
+    if let Some(o) = opening.opening {
+        pgn.set_tag("ECO", o.eco);
+        pgn.set_tag("Opening", o.name);
+    }
+    if s.mode != ArbiterMode::Reject {
+        let mode = match s.mode {
+            ArbiterMode::Fide => "fide",
+            _ => "three-strikes",
+        };
+        pgn.set_tag("IllegalMoves", mode);
+    }
     if let Some(o) = s.outcome {
         let termination = match o {
             Outcome::Decisive {
@@ -242,11 +319,26 @@ fn pgn_of(id: GameId, s: &Session) -> String {
             Outcome::Draw {
                 reason: chess_rules::DrawReason::TimeoutInsufficientMaterial,
             } => "time forfeit",
+            Outcome::Decisive {
+                reason: WinReason::IllegalMoves,
+                ..
+            }
+            | Outcome::Draw {
+                reason: chess_rules::DrawReason::IllegalMovesInsufficientMaterial,
+            } => "rules infraction",
             _ => "normal",
         };
         pgn.set_tag("Termination", termination);
     }
     crate::rules_api::fill_moves(&mut pgn, &s.game);
+    // Each foul as a comment after the move it followed (before the first move: on the game).
+    for f in &s.fouls {
+        let text = foul_comment(f);
+        match (f.ply as usize).checked_sub(1) {
+            Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
+            _ => pgn.root.comments.push(text),
+        }
+    }
     pgn.result = result.parse().ok();
     pgn.to_pgn().unwrap_or_default()
 }
@@ -428,6 +520,7 @@ impl GameService for GamesApi {
                 .into());
             }
         }
+        let illegal_moves = mode_from_proto(req.illegal_moves)?;
         let id = GameId::new();
         let ev = Event::Created {
             start_fen: start.fen(),
@@ -435,6 +528,7 @@ impl GameService for GamesApi {
             white: req.white,
             black: req.black,
             at_ms: now_ms(),
+            illegal_moves,
         };
         let session = Session::create(&ev).map_err(session_status)?;
         let store = self.inner.store.clone();
@@ -515,7 +609,29 @@ impl GameService for GamesApi {
             )
             .into_status_with(Code::FailedPrecondition));
         }
-        let m = move_from_text("move", s.position(), &req.r#move, false)?;
+        let m = match move_from_text("move", s.position(), &req.r#move, false) {
+            Ok(m) => m,
+            Err(refused) => {
+                // Under an arbiter mode an illegal move that names a piece and a square is a
+                // foul: recorded, penalised, the position unchanged.
+                let attempt = (s.mode != ArbiterMode::Reject)
+                    .then(|| chess_knowledge::illegal_attempt(s.position(), &req.r#move))
+                    .flatten();
+                let Some(attempt) = attempt else {
+                    return Err(refused.into());
+                };
+                let ev = Event::Foul {
+                    side: Side::from(s.turn()),
+                    attempted: req.r#move.trim().to_owned(),
+                    reason: attempt.reason,
+                    at_ms: now_ms(),
+                };
+                return self
+                    .commit(id, &mut slot, ev, Kind::Foul)
+                    .await
+                    .map(Response::new);
+            }
+        };
         let kind = if req.offer_draw {
             Kind::DrawOffered
         } else {
@@ -638,6 +754,37 @@ impl GameService for GamesApi {
             Kind::DrawDeclined
         };
         self.commit(id, &mut slot, ev, kind)
+            .await
+            .map(Response::new)
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id, square = %request.get_ref().square))]
+    async fn touch_piece(
+        &self,
+        request: Request<TouchPieceRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = required_side(req.side)?;
+        let square = req.square.trim().to_ascii_lowercase();
+        if square.parse::<chess_rules::Square>().is_err() {
+            return Err(FieldViolation::new(
+                "square",
+                format!(
+                    "{:?} is not a square (a1 to h8)",
+                    req.square.chars().take(16).collect::<String>()
+                ),
+            )
+            .into());
+        }
+        let mut slot = self.slot(id).await?;
+        let ev = Event::Touched {
+            side: side.into(),
+            square,
+            adjust: req.adjust,
+            at_ms: now_ms(),
+        };
+        self.commit(id, &mut slot, ev, Kind::Touch)
             .await
             .map(Response::new)
     }

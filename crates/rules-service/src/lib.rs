@@ -15,6 +15,7 @@ mod games_api;
 mod rules_api;
 mod session;
 mod store;
+mod store_guard;
 mod timecontrol;
 
 use std::net::SocketAddr;
@@ -24,7 +25,9 @@ use std::time::Duration;
 
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
+use chess_service_kit::{
+    CommonArgs, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup, serve_until_stopped,
+};
 use tonic::codec::CompressionEncoding;
 
 pub use timecontrol::TimeControl;
@@ -164,12 +167,38 @@ fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
     }
 }
 
+/// Watches for damage found while serving ([`store::GameStore::damage`]) and then reports
+/// the game service, and the server as a whole, `NOT_SERVING`: a store that panics must not
+/// leave the health `SERVING`.
+fn report_store_damage(
+    store: Arc<dyn store::GameStore>,
+    reporter: tonic_health::server::HealthReporter,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
+        loop {
+            tick.tick().await;
+            if let Some(damage) = store.damage() {
+                tracing::error!(%damage, "reporting NOT_SERVING: the game store is damaged");
+                for name in ["chess.v1.GameService", ""] {
+                    reporter
+                        .set_service_status(name, tonic_health::ServingStatus::NotServing)
+                        .await;
+                }
+                return;
+            }
+        }
+    });
+}
+
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
-    let store = open_store(&config)?;
+    let store: Arc<dyn store::GameStore> =
+        Arc::new(store_guard::GuardedStore::new(open_store(&config)?));
     let metrics = Metrics::new("rules");
-    let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
+    let games =
+        games_api::GamesApi::new(store.clone(), config.limits(), shutdown.clone(), &metrics);
     let rules = rules_api::RulesApi::new(config.limits());
     let max_message = config.max_pgn_bytes + (64 << 10);
     let rules = RulesServiceServer::new(rules)
@@ -188,13 +217,15 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         not_serving: &[],
     };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    startup
-        .serve(
-            |routes| routes.add_service(rules).add_service(games),
-            metrics,
-            &shutdown,
-            grace,
-        )
-        .await?;
-    Ok(())
+    // Startup::serve, with the health reporter kept for the store's damage.
+    let started = startup.start(&metrics, &shutdown).await?;
+    report_store_damage(store, started.health.clone());
+    let stop = shutdown.clone();
+    let server = tonic::transport::Server::builder()
+        .layer(GrpcMetricsLayer::new(metrics))
+        .add_routes(started.routes.add_service(rules).add_service(games))
+        .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
+    let served = serve_until_stopped(server, &shutdown, grace).await;
+    drop(started.health);
+    Ok(served?)
 }

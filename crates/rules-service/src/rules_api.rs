@@ -3,13 +3,14 @@
 use chess_pgn::{PgnError, PgnGame};
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
-    self, ConvertMovesRequest, ConvertMovesResponse, LegalMovesRequest, LegalMovesResponse,
-    ParsePgnRequest, ParsePgnResponse, PositionStatusRequest, PositionStatusResponse,
-    ValidateFenRequest, ValidateFenResponse, WritePgnRequest, WritePgnResponse,
+    self, ConvertMovesRequest, ConvertMovesResponse, DescribePositionRequest,
+    DescribePositionResponse, LegalMovesRequest, LegalMovesResponse, ParsePgnRequest,
+    ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ValidateFenRequest,
+    ValidateFenResponse, WritePgnRequest, WritePgnResponse,
 };
 use chess_proto::{
-    FieldViolation, color_to_proto, draw_rule, move_from_text, move_to_proto, outcome_to_proto,
-    position_from_fen,
+    FieldViolation, color_to_proto, draw_rule, move_from_text, move_to_proto, opening_to_proto,
+    outcome_to_proto, position_from_fen, report_to_proto,
 };
 use chess_rules::{EnPassantMode, FenOptions, Game, Position};
 use tonic::{Request, Response, Status};
@@ -170,34 +171,60 @@ impl RulesService for RulesApi {
         let req = request.into_inner();
         let game = self.game_from(&req.start_fen, &req.moves, false)?;
         let mut pgn = PgnGame::new(game.start().clone());
-        for tag in &req.tags {
-            if tag.name.is_empty()
-                || !tag
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
+        for (i, tag) in req.tags.iter().enumerate() {
+            chess_pgn::check_tag(&tag.name, &tag.value).map_err(|e| {
+                let part = match e {
+                    chess_pgn::TagError::BadName { .. } => "name",
+                    _ => "value",
+                };
+                FieldViolation::new(format!("tags[{i}].{part}"), e.to_string())
+            })?;
+            pgn.set_tag(&tag.name, tag.value.clone());
+        }
+        // FEN and SetUp tags must describe the start, so that the moves read back.
+        chess_pgn::check_tags(&pgn).map_err(|e| {
+            // set_tag keeps the last value given for a name.
+            let i = req
+                .tags
+                .iter()
+                .rposition(|t| t.name == e.tag())
+                .unwrap_or(0);
+            FieldViolation::new(format!("tags[{i}].value"), e.to_string())
+        })?;
+        let mut result = pgn_result_token(&req.result)?;
+        match (result, game.outcome()) {
+            (chess_pgn::GameResult::Unknown, Some(o)) => {
+                result = o.result().parse().unwrap_or(result);
+            }
+            (given, Some(o)) if given.as_str() != o.result() => {
                 return Err(FieldViolation::new(
-                    "tags",
-                    format!("tag name {:?} must be letters, digits or _", tag.name),
+                    "result",
+                    format!("{} contradicts the final position: {o}", given.as_str()),
                 )
                 .into());
             }
-            pgn.set_tag(&tag.name, tag.value.clone());
-        }
-        let mut result = pgn_result_token(&req.result)?;
-        if result == chess_pgn::GameResult::Unknown
-            && let Some(o) = game.outcome()
-        {
-            result = o.result().parse().unwrap_or(result);
+            _ => {}
         }
         fill_moves(&mut pgn, &game);
         pgn.result = Some(result);
         pgn.set_tag("Result", result.as_str());
+        // Everything is checked above; a failure here would be a bug in the writer.
         let text = pgn
             .to_pgn()
             .ok_or_else(|| Status::internal("PGN writing failed"))?;
         Ok(Response::new(WritePgnResponse { pgn: text }))
+    }
+
+    #[tracing::instrument(skip_all, fields(fen = %request.get_ref().fen, moves = request.get_ref().moves.len()))]
+    async fn describe_position(
+        &self,
+        request: Request<DescribePositionRequest>,
+    ) -> Result<Response<DescribePositionResponse>, Status> {
+        let req = request.into_inner();
+        let game = self.game_from(&req.fen, &req.moves, false)?;
+        let report = chess_knowledge::describe(game.position());
+        let opening = chess_knowledge::classify(game.start(), game.moves());
+        Ok(Response::new(report_to_proto(&report, &opening)))
     }
 }
 
@@ -227,7 +254,31 @@ pub(crate) fn status_of(game: &Game) -> PositionStatusResponse {
         outcome: outcome.map(outcome_to_proto),
         legal_move_count: pos.count_legal() as u32,
         halfmove_clock: pos.halfmoves(),
+        opening: Some(opening_to_proto(&chess_knowledge::classify(
+            game.start(),
+            game.moves(),
+        ))),
     }
+}
+
+/// The error for a mainline that goes on after an automatic end (checkmate and stalemate
+/// leave no legal move; this finds fivefold repetition, the seventy-five-move rule and dead
+/// positions), naming the first move played after it.
+fn moves_after_the_end(game: &PgnGame, number: usize) -> Option<String> {
+    let mut played = Game::new(game.start.clone());
+    for (m, node) in game.mainline().zip(&game.root.nodes) {
+        if let Some(outcome) = played.outcome() {
+            let pos = played.position();
+            let dots = if pos.turn().is_white() { "." } else { "..." };
+            return Some(format!(
+                "game {number}, move {}{dots} {}: played after the game had ended: {outcome}",
+                pos.fullmoves(),
+                node.san
+            ));
+        }
+        played.play(m).ok()?;
+    }
+    None
 }
 
 fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
@@ -245,6 +296,10 @@ fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
             ..Default::default()
         };
         match result {
+            Ok(game) if let Some(e) = moves_after_the_end(&game, i + 1) => {
+                g.error = e;
+                out.invalid_games += 1;
+            }
             Ok(game) => {
                 g.tags = game
                     .tags
@@ -285,3 +340,6 @@ fn parse_all(pgn: &str, max_games: usize) -> Result<ParsePgnResponse, Status> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

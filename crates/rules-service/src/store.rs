@@ -3,7 +3,7 @@
 //! committed to disk, so an acknowledged move survives a crash.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -29,6 +29,10 @@ pub enum StoreError {
     },
     #[error("corrupt stored event: {0}")]
     Corrupt(String),
+    /// The store file is damaged, or missing or emptied where a store was created: the
+    /// service refuses to start on it. The message names the file and how to recover.
+    #[error("{0}")]
+    Damaged(String),
 }
 
 /// Append-only event logs, one per game. Implementations are blocking; the service calls
@@ -44,9 +48,13 @@ pub trait GameStore: Send + Sync + 'static {
     /// Number of games stored.
     #[cfg_attr(
         not(test),
-        expect(dead_code, reason = "only the store tests count games so far")
+        allow(dead_code, reason = "only the store tests count games so far")
     )]
     fn count(&self) -> Result<u64, StoreError>;
+    /// Damage found while serving, if any: the service then reports `NOT_SERVING`.
+    fn damage(&self) -> Option<String> {
+        None
+    }
 }
 
 const EVENTS: TableDefinition<'_, (u128, u32), &str> = TableDefinition::new("events");
@@ -68,16 +76,17 @@ impl std::fmt::Debug for RedbStore {
 }
 
 impl RedbStore {
-    /// Opens or creates the store file (its directory must exist).
+    /// Opens the store file, or creates it (its directory must exist), after verifying it
+    /// (see [`open_verified`]).
     pub fn open(path: &Path) -> Result<RedbStore, StoreError> {
-        let db = Database::create(path)
-            .map_err(|e| StoreError::Backend(format!("{}: {e}", path.display())))?;
+        let db = open_verified(path)?;
         let txn = db.begin_write().map_err(backend)?;
         {
             txn.open_table(EVENTS).map_err(backend)?;
             txn.open_table(GAMES).map_err(backend)?;
         }
         txn.commit().map_err(backend)?;
+        mark_created(path)?;
         Ok(RedbStore { db })
     }
 
@@ -108,6 +117,99 @@ impl RedbStore {
         // redb's default durability is immediate: commit returns after fsync.
         txn.commit().map_err(backend)
     }
+}
+
+/// The marker written beside a store file once the store is created (`games.redb.created`):
+/// while it exists, a missing or empty store file is damage, not a new store.
+pub fn created_marker(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".created");
+    path.with_file_name(name)
+}
+
+/// A [`StoreError::Damaged`] naming the file, what is wrong and how to recover.
+fn damaged(path: &Path, what: &str) -> StoreError {
+    let marker = created_marker(path);
+    StoreError::Damaged(format!(
+        "the game store {} is damaged: {what}. The service does not start on a damaged store. \
+         To recover: stop every process using it and keep a copy of the data directory; then \
+         either restore {} from a backup, or, to start over without the stored games, move {} \
+         and {} out of the data directory",
+        path.display(),
+        path.display(),
+        path.display(),
+        marker.display()
+    ))
+}
+
+/// Opens (or creates) the redb file and verifies it before anything is served: a store file
+/// that is missing or empty where [`created_marker`] shows a store was created is refused, and
+/// an existing file is opened with redb's integrity check (every page checksum of the
+/// committed trees), so damage is reported as [`StoreError::Damaged`] instead of a panic at
+/// start or on a later read. A panic inside redb while opening is caught and reported the
+/// same way.
+fn open_verified(path: &Path) -> Result<Database, StoreError> {
+    let created = created_marker(path).exists();
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if created {
+                return Err(damaged(
+                    path,
+                    "the file is missing, but a store was created here",
+                ));
+            }
+        }
+        Err(e) => return Err(damaged(path, &format!("it cannot be read ({e})"))),
+        Ok(m) if !m.is_file() => return Err(damaged(path, "it is not a regular file")),
+        // Empty without the marker: a creation that stopped before its first commit.
+        Ok(m) if m.len() == 0 && created => {
+            return Err(damaged(
+                path,
+                "the file is empty (0 bytes), but a store was created here",
+            ));
+        }
+        Ok(_) => {}
+    }
+    let opened = std::panic::catch_unwind(|| {
+        let mut builder = Database::builder();
+        builder.set_check_integrity_on_open(true);
+        builder.create(path)
+    });
+    match opened {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(e)) => Err(damaged(path, &e.to_string())),
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("no message");
+            Err(damaged(path, &format!("reading it failed ({text})")))
+        }
+    }
+}
+
+/// Writes [`created_marker`] (once; it is durable before this returns).
+fn mark_created(path: &Path) -> Result<(), StoreError> {
+    let marker = created_marker(path);
+    if marker.exists() {
+        return Ok(());
+    }
+    let write = || -> std::io::Result<()> {
+        let f = std::fs::File::create(&marker)?;
+        std::io::Write::write_all(
+            &mut &f,
+            b"chess-rules-service created the game store beside this file. While this file \
+              exists, a missing or empty store is reported as damage. Remove it only together \
+              with the store.\n",
+        )?;
+        f.sync_all()?;
+        if let Some(dir) = marker.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    };
+    write().map_err(|e| StoreError::Backend(format!("cannot write {}: {e}", marker.display())))
 }
 
 impl GameStore for RedbStore {
@@ -203,6 +305,7 @@ mod tests {
             white: "w".into(),
             black: "b".into(),
             at_ms: 1,
+            illegal_moves: Default::default(),
         };
         store.create(id, &created).unwrap();
         assert!(matches!(

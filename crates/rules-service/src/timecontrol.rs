@@ -92,6 +92,15 @@ impl TimeControl {
             if i == 0 && p.base_ms == 0 && p.increment_ms == 0 {
                 return Err("the first period gives no time at all".into());
             }
+            // The increment comes after a move, so with no base time the side to move would
+            // start on 0 ms and lose on time at once.
+            if i == 0 && p.base_ms == 0 {
+                return Err(
+                    "the first period has no base time, so the side to move would lose on time \
+                     before its first increment: give some minutes, like 1+1 or 0.5+1"
+                        .into(),
+                );
+            }
             if i + 1 < periods.len() && p.moves == 0 {
                 return Err(format!(
                     "period {} covers the rest of the game, so nothing can follow it",
@@ -171,5 +180,25 @@ mod tests {
         assert!(TimeControl::parse("100000+0").is_err());
         assert!(TimeControl::parse("x/5+3").is_err());
         assert_eq!(TimeControl::parse("0.5+0").unwrap().to_string(), "0.5+0");
+    }
+
+    /// With no base time the side to move has 0 ms on its clock before its first increment
+    /// arrives, so it loses on time at once.
+    #[test]
+    fn first_period_needs_a_base_time() {
+        for text in ["0+1", "0+30", "40/0+30:30+30", "0.0+1"] {
+            let e = TimeControl::parse(text).unwrap_err();
+            assert!(e.contains("no base time"), "{text}: {e}");
+        }
+        let e = TimeControl::new(vec![Period {
+            moves: 0,
+            base_ms: 0,
+            increment_ms: 1_000,
+        }])
+        .unwrap_err();
+        assert!(e.contains("no base time"), "{e}");
+        // A later period may add only an increment: the clock carries over.
+        assert!(TimeControl::parse("40/90+30:0+30").is_ok());
+        assert!(TimeControl::parse("0.1+1").is_ok());
     }
 }

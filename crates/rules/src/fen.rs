@@ -40,6 +40,14 @@ pub enum FenError {
     BadEnPassantSyntax(String),
     #[error("{field} {text:?} is not a number")]
     BadCounter { field: &'static str, text: String },
+    /// A counter too large to hold, reported as written (cut short past 40 digits).
+    #[error("{field} {text} is out of range ({min}..={max})")]
+    CounterOutOfRange {
+        field: &'static str,
+        text: String,
+        min: u32,
+        max: u32,
+    },
     #[error(transparent)]
     Position(#[from] PositionError),
 }
@@ -155,8 +163,25 @@ fn parse_counter(text: &str, field: &'static str) -> Result<u32, FenError> {
             text: text.to_owned(),
         });
     }
-    // Too many digits for u32 is out of range rather than malformed.
-    Ok(text.parse::<u32>().unwrap_or(u32::MAX))
+    // Too many digits for u32 is out of range rather than malformed, and reported as written
+    // (a saturated value would name a number nobody gave). Values that fit are range-checked
+    // with the position.
+    text.parse::<u32>().map_err(|_| {
+        let (min, max) = match field {
+            "halfmove clock" => (0, crate::MAX_HALFMOVES),
+            _ => (1, crate::MAX_FULLMOVES),
+        };
+        let text = match text.len() {
+            0..=40 => text.to_owned(),
+            n => format!("{}... ({n} digits)", &text[..40]),
+        };
+        FenError::CounterOutOfRange {
+            field,
+            text,
+            min,
+            max,
+        }
+    })
 }
 
 fn parse_castling(text: &str) -> Result<CastlingRights, FenError> {

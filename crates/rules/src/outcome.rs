@@ -11,6 +11,8 @@ pub enum WinReason {
     Resignation,
     /// The loser's flag fell while the winner could still mate (FIDE 6.9).
     Timeout,
+    /// The loser's illegal moves, under an arbiter's rules (FIDE 7.5.5).
+    IllegalMoves,
 }
 
 /// Why a game was drawn.
@@ -30,6 +32,9 @@ pub enum DrawReason {
     SeventyFiveMoves,
     /// A flag fell but the opponent cannot mate by any legal sequence (FIDE 6.9).
     TimeoutInsufficientMaterial,
+    /// Illegal moves would lose, but the opponent cannot mate by any legal sequence (FIDE
+    /// 7.5.5).
+    IllegalMovesInsufficientMaterial,
 }
 
 impl DrawReason {
@@ -51,6 +56,9 @@ impl DrawReason {
             DrawReason::FiftyMoves => "fifty-move rule",
             DrawReason::SeventyFiveMoves => "seventy-five-move rule",
             DrawReason::TimeoutInsufficientMaterial => "timeout vs insufficient material",
+            DrawReason::IllegalMovesInsufficientMaterial => {
+                "illegal moves vs insufficient material"
+            }
         }
     }
 }
@@ -61,6 +69,7 @@ impl WinReason {
             WinReason::Checkmate => "checkmate",
             WinReason::Resignation => "resignation",
             WinReason::Timeout => "timeout",
+            WinReason::IllegalMoves => "illegal moves",
         }
     }
 }

@@ -1,7 +1,7 @@
 use std::fmt;
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::{
     Bitboard, ByColor, CastlingRights, CastlingSide, Color, File, Move, MoveKind, Piece, Rank,
@@ -32,6 +32,28 @@ pub enum PositionError {
     OppositeCheck(Color),
     #[error("{color} is in check from {count} pieces, which no legal move can produce")]
     ImpossibleCheck { color: Color, count: u32 },
+    /// Two checkers that one move cannot produce: a double check is a discovered check by a
+    /// line piece plus a check by the piece that moved.
+    #[error(
+        "{color} is in check from {checkers} at once, which no legal move can produce ({reason})"
+    )]
+    ImpossibleDoubleCheck {
+        color: Color,
+        /// The two checkers, e.g. `a black pawn on d5 and a black knight on f6`.
+        checkers: String,
+        reason: &'static str,
+    },
+    /// A check that the two-square pawn move the en-passant square records cannot have given.
+    #[error(
+        "the {checker} gives check, which the two-square pawn move to {pawn} (en-passant square \
+         {square}) cannot have produced"
+    )]
+    CheckWithoutTwoSquarePush {
+        /// The checker, e.g. `black knight on f6`.
+        checker: String,
+        pawn: Square,
+        square: Square,
+    },
     #[error("castling right '{right}' needs {needs}")]
     BadCastlingRights { right: char, needs: String },
     #[error("en-passant square {square} is impossible: {reason}")]
@@ -209,8 +231,57 @@ impl Position {
                 count: checkers,
             });
         }
+        pos.check_checkers()?;
         pos.hash = pos.compute_hash();
         Ok(pos)
+    }
+
+    /// Checks that one legal move can have given the checks on the side to move (at most two,
+    /// already checked). A double check is a discovered check by a line piece plus a check by
+    /// the piece that moved: never two pawns or knights, never two pieces on one line through
+    /// the king. After a two-square pawn move (an en-passant square) every checker is that
+    /// pawn or a line piece it uncovered by leaving its square.
+    fn check_checkers(&self) -> Result<(), PositionError> {
+        let checkers = self.checkers();
+        let king = self.king_of(self.turn);
+        let lines =
+            self.by_role(Role::Bishop) | self.by_role(Role::Rook) | self.by_role(Role::Queen);
+        let name = |sq: Square| match self.piece_at(sq) {
+            Some(p) => format!("{p} on {sq}"),
+            None => format!("piece on {sq}"),
+        };
+        if let (2, Some(a), Some(b)) = (checkers.count(), checkers.first(), checkers.last()) {
+            let reason = if (checkers & lines).is_empty() {
+                Some("only a bishop, rook or queen can be uncovered by another piece's move")
+            } else if aligned(a, king, b) {
+                Some("two pieces on one line through the king cannot both have just begun to check")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Err(PositionError::ImpossibleDoubleCheck {
+                    color: self.turn,
+                    checkers: format!("a {} and a {}", name(a), name(b)),
+                    reason,
+                });
+            }
+        }
+        if let Some(ep) = self.ep_square {
+            let us = self.turn;
+            let pawn = Square::from_coords(ep.file(), Rank::Fifth.relative(us));
+            let origin = Square::from_coords(ep.file(), Rank::Seventh.relative(us));
+            if let Some(c) = checkers
+                .into_iter()
+                .find(|&c| c != pawn && !(lines.contains(c) && between(c, king).contains(origin)))
+            {
+                return Err(PositionError::CheckWithoutTwoSquarePush {
+                    checker: name(c),
+                    pawn,
+                    square: ep,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn check_ep_square(&self, ep: Square) -> Result<(), PositionError> {

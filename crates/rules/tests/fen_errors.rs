@@ -208,10 +208,10 @@ fn counters_out_of_range() {
     ));
     assert!(matches!(
         err("4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999"),
-        FenError::Position(PositionError::CounterOutOfRange {
+        FenError::CounterOutOfRange {
             field: "fullmove number",
             ..
-        })
+        }
     ));
     assert_eq!(
         err("4k3/8/8/8/8/8/8/4K3 w - - -1 1"),
@@ -288,4 +288,112 @@ fn setup_api_is_unchecked_until_validated() {
         Err(PositionError::BadCastlingRights { right: 'K', .. })
     ));
     let _ = Rank::First;
+}
+
+#[test]
+fn impossible_double_checks() {
+    // A double check is a discovered check by a line piece plus a check by the piece that
+    // moved. Pawns and knights cannot be uncovered, so two of them cannot check at once.
+    for (fen, what) in [
+        (
+            "7k/8/5n2/3p4/4K3/8/8/8 w - - 0 1",
+            "a black pawn on d5 and a black knight on f6",
+        ),
+        (
+            "7k/8/3n1n2/8/4K3/8/8/8 w - - 0 1",
+            "a black knight on d6 and a black knight on f6",
+        ),
+        (
+            "7k/8/8/3p1p2/4K3/8/8/8 w - - 0 1",
+            "a black pawn on d5 and a black pawn on f5",
+        ),
+    ] {
+        let e = err(fen);
+        assert!(
+            matches!(
+                e,
+                FenError::Position(PositionError::ImpossibleDoubleCheck {
+                    color: Color::White,
+                    ..
+                })
+            ),
+            "{fen}: {e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("white is in check from {what} at once")),
+            "{text}"
+        );
+    }
+    // Two pieces on one line through the king: the one that moved would have crossed it.
+    let e = err("7k/8/8/8/r3K2r/8/8/8 w - - 0 1");
+    assert!(
+        matches!(
+            e,
+            FenError::Position(PositionError::ImpossibleDoubleCheck { .. })
+        ),
+        "{e:?}"
+    );
+    // Legal double checks stay legal: a knight, bishop or pawn move uncovering a rook.
+    for fen in [
+        "k3r3/8/8/8/8/3n4/8/4K3 w - - 0 1",
+        "k3r3/8/8/8/1b6/8/8/4K3 w - - 0 1",
+        "k3r3/8/8/8/8/8/3p4/4K3 w - - 0 1",
+        "k7/8/8/8/8/8/5n2/r3K3 w - - 0 1",
+    ] {
+        Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    }
+}
+
+#[test]
+fn check_must_fit_the_two_square_push() {
+    // Black just played d7-d5 (en-passant square d6): only that pawn, or a line piece it
+    // uncovered by leaving d7, can be giving check.
+    let e = err("k7/8/5n2/3pP3/6K1/8/8/8 w - d6 0 2");
+    assert!(
+        matches!(
+            e,
+            FenError::Position(PositionError::CheckWithoutTwoSquarePush { .. })
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the black knight on f6 gives check, which the two-square pawn move to d5 (en-passant \
+         square d6) cannot have produced"
+    );
+    // The pawn itself, or a bishop behind d7, may.
+    Position::from_fen("k7/8/8/3pP3/4K3/8/8/8 w - d6 0 2").unwrap();
+    Position::from_fen("k1b5/8/4K3/3pP3/8/8/8/8 w - d6 0 2").unwrap();
+    Position::from_fen("k7/8/8/3pP3/8/8/8/7K w - d6 0 2").unwrap();
+}
+
+#[test]
+fn huge_counters_are_reported_as_given() {
+    for (fen, field, text) in [
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 4294967296 1",
+            "halfmove clock",
+            "4294967296",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999",
+            "fullmove number",
+            "99999999999999",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 123456789012345678901234567890 1",
+            "halfmove clock",
+            "123456789012345678901234567890",
+        ),
+    ] {
+        let e = err(fen);
+        let max = 65_535;
+        let min = if field == "halfmove clock" { 0 } else { 1 };
+        assert_eq!(
+            e.to_string(),
+            format!("{field} {text} is out of range ({min}..={max})"),
+            "{fen}"
+        );
+    }
 }

@@ -12,7 +12,8 @@ use std::thread::JoinHandle;
 
 use chess_rules::Position;
 use chess_search::{
-    Bound, Engine, EngineOptions, EvalSource, Info, Limits, OPTIONS, OptionKind, StopHandle, bench,
+    Bound, Engine, EngineOptions, EvalSource, Info, Limits, MAX_PLY, OPTIONS, OptionKind,
+    StopHandle, bench,
 };
 
 const NAME: &str = concat!("chess-platform ", env!("CARGO_PKG_VERSION"));
@@ -165,7 +166,7 @@ impl Uci {
                 self.out
                     .line(&format!("info string static eval {v} cp (side to move)"));
             }
-            _ => self.info_string(&format!("unknown command: {line}")),
+            _ => self.info_string(&format!("unknown command: {}", quote(line))),
         }
         true
     }
@@ -254,13 +255,18 @@ impl Uci {
         self.history = history;
     }
 
+    /// Starts a search. Every `go` ends in a `bestmove`: one that cannot be read in full is
+    /// reported with `info string error: ...` and answered at once from a depth-1 search, so
+    /// that a GUI never waits for a search that was not started.
     fn cmd_go(&mut self, args: &[&str]) {
         self.finish_search();
         let limits = match parse_go(&self.position, args) {
             Ok(l) => l,
             Err(e) => {
-                self.info_string(&format!("error: {e}"));
-                return;
+                self.info_string(&format!(
+                    "error: {e}; the go command is answered at once from a depth 1 search"
+                ));
+                Limits::depth(1)
             }
         };
         let out = self.out.clone();
@@ -293,18 +299,72 @@ impl Uci {
     }
 }
 
-/// Reads the arguments of `go`.
+/// The deepest `go depth` and longest `go mate` the search can use; larger values saturate.
+const MAX_DEPTH: u64 = MAX_PLY as u64;
+/// Times (ms) above this, about 34 years, saturate to it, so that clock arithmetic cannot
+/// overflow.
+const MAX_TIME_MS: u64 = 1 << 40;
+/// The longest piece of a bad command quoted back.
+const QUOTE_CHARS: usize = 40;
+
+/// `text` quoted, cut short when long.
+fn quote(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_CHARS {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(QUOTE_CHARS).collect();
+        format!("{head:?}... ({n} characters)")
+    }
+}
+
+/// Reads a whole number: optional sign and decimal digits. Values beyond `max` saturate to
+/// it, negative ones (clocks that ran out, as some GUIs send) to zero.
+fn whole_number(text: &str, max: u64) -> Option<u64> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if negative {
+        return Some(0);
+    }
+    // Too many digits for u64 is out of range, not malformed.
+    Some(digits.parse::<u64>().unwrap_or(u64::MAX).min(max))
+}
+
+/// The words `go` takes; anything else in their place is an error.
+const GO_WORDS: [&str; 12] = [
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
+/// Reads the arguments of `go`. Numbers out of range saturate (depths and mates to the
+/// search's deepest ply, times to [`MAX_TIME_MS`]); a number that is not a whole number, an
+/// unknown word or an illegal `searchmoves` move is an error.
 pub fn parse_go(pos: &Position, args: &[&str]) -> Result<Limits, String> {
     let mut l = Limits::default();
     let mut i = 0;
-    // Times may arrive negative from some GUIs when a clock runs out: treat as zero.
-    let number = |i: usize, name: &str| -> Result<u64, String> {
+    let number = |i: usize, name: &str, max: u64| -> Result<u64, String> {
         let text = args
             .get(i + 1)
+            .filter(|t| !GO_WORDS.contains(t))
             .ok_or_else(|| format!("go {name} needs a number"))?;
-        text.parse::<i64>()
-            .map(|v| v.max(0) as u64)
-            .map_err(|_| format!("go {name}: {text:?} is not a number"))
+        whole_number(text, max)
+            .ok_or_else(|| format!("go {name}: {} is not a whole number", quote(text)))
     };
     while i < args.len() {
         let word = args[i];
@@ -312,34 +372,48 @@ pub fn parse_go(pos: &Position, args: &[&str]) -> Result<Limits, String> {
             "infinite" => l.infinite = true,
             "ponder" => l.ponder = true,
             "searchmoves" => {
-                while let Some(text) = args.get(i + 1) {
+                // Moves up to the next keyword, each legal here.
+                while let Some(text) = args.get(i + 1).filter(|t| !GO_WORDS.contains(t)) {
                     match pos.parse_uci(text) {
-                        Ok(m) if !m.is_null() => {
-                            l.searchmoves.push(m);
-                            i += 1;
+                        Ok(m) if !m.is_null() => l.searchmoves.push(m),
+                        Ok(_) => {
+                            return Err("go searchmoves: a null move cannot be searched".into());
                         }
-                        _ => break,
+                        Err(e) => return Err(format!("go searchmoves {}: {e}", quote(text))),
                     }
+                    i += 1;
                 }
             }
-            "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate"
-            | "movetime" => {
-                let v = number(i, word)?;
-                let small = u32::try_from(v).unwrap_or(u32::MAX);
+            "wtime" | "btime" | "winc" | "binc" | "movetime" => {
+                let v = number(i, word, MAX_TIME_MS)?;
                 match word {
                     "wtime" => l.wtime = Some(v),
                     "btime" => l.btime = Some(v),
                     "winc" => l.winc = Some(v),
                     "binc" => l.binc = Some(v),
-                    "movestogo" => l.movestogo = Some(small.max(1)),
-                    "depth" => l.depth = Some(small.max(1)),
-                    "nodes" => l.nodes = Some(v.max(1)),
-                    "mate" => l.mate = Some(small.max(1)),
                     _ => l.movetime = Some(v),
                 }
                 i += 1;
             }
-            other => return Err(format!("go: unknown parameter {other:?}")),
+            "movestogo" | "depth" | "mate" => {
+                let max = if word == "movestogo" {
+                    u64::from(u32::MAX)
+                } else {
+                    MAX_DEPTH
+                };
+                let v = number(i, word, max)?.max(1) as u32;
+                match word {
+                    "movestogo" => l.movestogo = Some(v),
+                    "depth" => l.depth = Some(v),
+                    _ => l.mate = Some(v),
+                }
+                i += 1;
+            }
+            "nodes" => {
+                l.nodes = Some(number(i, word, u64::MAX)?.max(1));
+                i += 1;
+            }
+            other => return Err(format!("go: unknown parameter {}", quote(other))),
         }
         i += 1;
     }
@@ -525,5 +599,83 @@ mod tests {
         assert!(parse_go(&pos, &["depth"]).is_err());
         assert!(parse_go(&pos, &["depth", "x"]).is_err());
         assert!(parse_go(&pos, &["sideways"]).is_err());
+    }
+
+    #[test]
+    fn go_numbers_out_of_range_saturate() {
+        let pos = Position::startpos();
+        let go = |line: &str| parse_go(&pos, &line.split_whitespace().collect::<Vec<_>>());
+        let deepest = Some(MAX_PLY as u32);
+        assert_eq!(go("depth 2147483648").unwrap().depth, deepest);
+        assert_eq!(go("depth 4294967296").unwrap().depth, deepest);
+        assert_eq!(go("depth 99999999999999999999999").unwrap().depth, deepest);
+        assert_eq!(go("mate 2147483648").unwrap().mate, deepest);
+        assert_eq!(go("depth 0").unwrap().depth, Some(1));
+        assert_eq!(go("depth +7").unwrap().depth, Some(7));
+        assert_eq!(
+            go("nodes 99999999999999999999999").unwrap().nodes,
+            Some(u64::MAX)
+        );
+        let l =
+            go("wtime 99999999999999999999 btime -99999999999999999999 movetime 1e3x").unwrap_err();
+        assert!(l.contains("movetime"), "{l}");
+        let l =
+            go("wtime 99999999999999999999 btime -99999999999999999999 winc 18446744073709551615")
+                .unwrap();
+        assert_eq!(
+            (l.wtime, l.btime, l.winc),
+            (Some(MAX_TIME_MS), Some(0), Some(MAX_TIME_MS))
+        );
+        assert_eq!(
+            go("movestogo 99999999999").unwrap().movestogo,
+            Some(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn go_that_cannot_be_read_is_an_error() {
+        let pos = Position::startpos();
+        let go = |line: &str| parse_go(&pos, &line.split_whitespace().collect::<Vec<_>>());
+        for bad in [
+            "depth 1e9",
+            "depth -",
+            "depth 12abc",
+            "banana 5",
+            "searchmoves e2e5 nodes 100",
+            "searchmoves 0000",
+            "depth nodes 5",
+            "nodes",
+        ] {
+            assert!(go(bad).is_err(), "{bad}");
+        }
+        let long = format!("depth {}", "9x".repeat(500));
+        let e = go(&long).unwrap_err();
+        assert!(e.len() < 120 && e.contains("(1000 characters)"), "{e}");
+        // searchmoves ends at the next keyword.
+        let l = go("searchmoves e2e4 g1f3 depth 3").unwrap();
+        assert_eq!(moves_text(&l.searchmoves), "e2e4 g1f3");
+        assert_eq!(l.depth, Some(3));
+    }
+
+    /// Every `go` is answered with a `bestmove`, even one that cannot be read.
+    #[test]
+    fn bad_go_still_ends_in_bestmove() {
+        let buf = Captured::default();
+        let mut uci = Uci::new(Output::new(buf.clone()));
+        for line in [
+            "go depth 1e9",
+            "go searchmoves e2e5 nodes 100",
+            "go banana 5",
+        ] {
+            uci.handle(line);
+            uci.finish_search();
+            let text = buf.take();
+            assert!(text.starts_with("info string error: "), "{line}: {text}");
+            let last = text.lines().last().unwrap_or_default();
+            assert!(last.starts_with("bestmove "), "{line}: {text}");
+            Position::startpos()
+                .parse_uci(&last["bestmove ".len()..])
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+        }
     }
 }

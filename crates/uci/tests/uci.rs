@@ -1,102 +1,14 @@
 //! The real `chess-uci` binary driven through its stdin and stdout, as a GUI or match runner
 //! would.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+mod common;
+
+use std::io::Write;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use chess_rules::Position;
-
-struct Uci {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Uci {
-    fn start() -> Uci {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chess-uci"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start chess-uci");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Uci {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no {prefix:?} within {timeout:?}; got {seen:#?}")
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("engine exited before {prefix:?}; got {seen:#?}")
-                }
-            }
-        }
-    }
-
-    fn no_line_for(&mut self, d: Duration) -> Option<String> {
-        self.lines.recv_timeout(d).ok()
-    }
-
-    fn quit(mut self) {
-        self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "{status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "engine did not quit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-/// The move of a `bestmove` line, checked to be legal in `pos`.
-fn best_move(line: &str, pos: &Position) -> chess_rules::Move {
-    let mut words = line.split_whitespace();
-    assert_eq!(words.next(), Some("bestmove"), "{line}");
-    let text = words.next().unwrap();
-    pos.parse_uci(text)
-        .unwrap_or_else(|e| panic!("illegal bestmove {text}: {e}"))
-}
-
-const SECOND: Duration = Duration::from_secs(1);
+use common::{SECOND, Uci, best_move};
 
 #[test]
 fn handshake_search_and_quit() {
@@ -334,4 +246,66 @@ fn bench_on_the_command_line() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A `go` that cannot be read is reported and still answered (a GUI waits for `bestmove`).
+#[test]
+fn every_go_ends_in_a_bestmove() {
+    let mut e = Uci::start();
+    e.send("position startpos moves e2e4");
+    let pos =
+        Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    for bad in [
+        "go depth 1e9",
+        "go searchmoves e2e5 nodes 100",
+        "go banana 5",
+        "go depth",
+        "go nodes -",
+    ] {
+        e.send(bad);
+        let lines = e.until("bestmove", 5 * SECOND);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string error: go")),
+            "{bad}: {lines:#?}"
+        );
+        best_move(lines.last().unwrap(), &pos);
+    }
+    e.quit();
+}
+
+/// `go depth 2147483648` is a deep search (it saturates), not one ply.
+#[test]
+fn huge_depth_saturates() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("go depth 2147483648");
+    std::thread::sleep(Duration::from_millis(500));
+    let mut deepest = 0;
+    while let Some(line) = e.no_line_for(Duration::from_millis(10)) {
+        assert!(line.starts_with("info"), "no bestmove before stop: {line}");
+        if let Some(d) = line.strip_prefix("info depth ") {
+            deepest = d.split(' ').next().unwrap().parse().unwrap();
+        }
+    }
+    assert!(deepest >= 2, "reached depth {deepest}");
+    e.send("stop");
+    let lines = e.until("bestmove", SECOND);
+    best_move(lines.last().unwrap(), &Position::startpos());
+    e.quit();
+}
+
+/// `EvalFile` naming a device is refused at once (it used to be read until memory ran out).
+#[test]
+fn eval_file_device_is_refused() {
+    let mut e = Uci::start();
+    e.send("setoption name EvalFile value /dev/zero");
+    let lines = e.until("info string", 5 * SECOND);
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("not a regular file") && last.contains("the evaluation is unchanged"),
+        "{last}"
+    );
+    e.send("isready");
+    e.until("readyok", 5 * SECOND);
+    e.quit();
 }

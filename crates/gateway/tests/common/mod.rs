@@ -493,6 +493,19 @@ impl RulesService for FakeRules {
             WritePgnResponse { pgn: "*".into() },
         ))
     }
+
+    async fn describe_position(
+        &self,
+        request: Request<DescribePositionRequest>,
+    ) -> Result<Response<DescribePositionResponse>, Status> {
+        Ok(respond(
+            request.metadata(),
+            DescribePositionResponse {
+                fen: request.get_ref().fen.clone(),
+                ..Default::default()
+            },
+        ))
+    }
 }
 
 type EventStream = std::pin::Pin<Box<dyn Stream<Item = Result<GameEvent, Status>> + Send>>;
@@ -606,6 +619,16 @@ impl GameService for FakeRules {
     async fn claim_draw(
         &self,
         request: Request<ClaimDrawRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        Ok(respond(
+            request.metadata(),
+            game(&request.get_ref().game_id),
+        ))
+    }
+
+    async fn touch_piece(
+        &self,
+        request: Request<TouchPieceRequest>,
     ) -> Result<Response<GameState>, Status> {
         Ok(respond(
             request.metadata(),

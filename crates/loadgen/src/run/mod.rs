@@ -5,6 +5,10 @@
 //! after the measured run has drained), so the servers' counts between the two reads are
 //! exactly the measured run's calls when nothing else talks to them.
 
+mod args;
+
+pub use args::RunArgs;
+
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write as _};
 use std::net::SocketAddr;
@@ -19,10 +23,10 @@ use tokio::task::JoinSet;
 use tonic::transport::Channel;
 
 use crate::Failure;
-use crate::cli::{RunArgs, Scenario};
 use crate::positions::PositionSet;
 use crate::prom::{self, Page};
 use crate::report::{self, Inputs, ServerReads, WarmupResult};
+use crate::scenario::Scenario;
 use crate::schedule::{LevelSpec, Schedule};
 use crate::stats::{Latency, Recorder};
 use crate::target::{self, HostPort};
