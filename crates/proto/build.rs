@@ -22,6 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("chess_v1_descriptor.bin"),
         prost::Message::encode_to_vec(&fds),
     )?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // Decoding errors are the caller's: INVALID_ARGUMENT (see src/codec.rs).
+    tonic_prost_build::configure()
+        .codec_path("crate::codec::ChessCodec")
+        .compile_fds(fds)?;
     Ok(())
 }

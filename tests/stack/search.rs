@@ -471,9 +471,9 @@ fn static_evaluation_of_many_positions() {
             })
             .await,
             Code::InvalidArgument,
-            "fens[0]",
+            "fens[1]",
         );
-        assert!(s.message().contains("empty"));
+        assert!(s.message().contains("invalid FEN"), "{}", s.message());
         assert_field_error(
             c.evaluate_positions(EvaluatePositionsRequest { fens: vec![] })
                 .await,

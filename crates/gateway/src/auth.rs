@@ -1,7 +1,7 @@
 //! API keys and per-caller rate limits.
 
 use std::collections::{HashMap, HashSet};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -42,13 +42,20 @@ pub(crate) fn short_hash(key: &str) -> String {
 pub(crate) struct Authenticator {
     auth: Auth,
     limiter: Option<RateLimiter>,
+    /// Failed authentications allowed per client address and minute (also the burst).
+    failures: Option<FailureLimiter>,
 }
 
 impl Authenticator {
-    pub fn new(auth: Auth, rate: Option<(u32, u32)>) -> Authenticator {
+    pub fn new(
+        auth: Auth,
+        rate: Option<(u32, u32)>,
+        failures_per_minute: Option<u32>,
+    ) -> Authenticator {
         Authenticator {
             auth,
             limiter: rate.map(|(rate, burst)| RateLimiter::new(rate, burst)),
+            failures: failures_per_minute.map(FailureLimiter::new),
         }
     }
 
@@ -66,7 +73,21 @@ impl Authenticator {
             Auth::Open => {
                 Caller::Ip(peer.map_or_else(|| "unknown".to_owned(), |p| p.ip().to_string()))
             }
-            Auth::Keys(keys) => Caller::Key(check_key(keys, metadata, peer)?),
+            Auth::Keys(keys) => {
+                let ip = peer.map(|p| p.ip());
+                if let (Some(failures), Some(ip)) = (&self.failures, ip) {
+                    failures.check(ip)?;
+                }
+                match check_key(keys, metadata, peer) {
+                    Ok(key) => Caller::Key(key),
+                    Err(status) => {
+                        if let (Some(failures), Some(ip)) = (&self.failures, ip) {
+                            failures.failed(ip);
+                        }
+                        return Err(status);
+                    }
+                }
+            }
         };
         if let Some(limiter) = &self.limiter
             && let Err(wait) = limiter.take(&caller)
@@ -100,7 +121,7 @@ fn check_key(
     peer: Option<SocketAddr>,
 ) -> Result<String, Status> {
     let Some(value) = metadata.get("authorization") else {
-        tracing::info!(peer = ?peer, "rejected a call without an API key");
+        tracing::debug!(peer = ?peer, "rejected a call without an API key");
         return Err(Status::unauthenticated(
             "missing API key: send the metadata `authorization: Bearer <key>`",
         ));
@@ -113,13 +134,14 @@ fn check_key(
             scheme.eq_ignore_ascii_case("bearer").then(|| key.trim())
         })
         .ok_or_else(|| {
-            tracing::info!(peer = ?peer, "rejected a malformed authorization header");
+            tracing::debug!(peer = ?peer, "rejected a malformed authorization header");
             Status::unauthenticated("malformed authorization metadata: expected `Bearer <key>`")
         })?;
     if keys.contains(key) {
         Ok(key.to_owned())
     } else {
-        tracing::warn!(peer = ?peer, key_hash = %short_hash(key), "rejected an unknown API key");
+        // Logged at WARN by FailureLimiter, once per address and episode, not per call.
+        tracing::debug!(peer = ?peer, key_hash = %short_hash(key), "rejected an unknown API key");
         Err(Status::unauthenticated(format!(
             "API key not recognised (hash {}); check the key you were given",
             short_hash(key)
@@ -139,6 +161,117 @@ pub(crate) struct RateLimiter {
 struct Bucket {
     tokens: f64,
     at: Instant,
+}
+
+/// Failed authentications per client address: a token bucket of `per_minute` failures
+/// (refilled at that rate). An address with no failure left in its bucket has every call
+/// refused (RESOURCE_EXHAUSTED with RetryInfo), whatever key it sends, until a failure's worth
+/// has refilled: guessing keys stops there. The log gets one WARN line when an address first
+/// fails and one when it is limited, with the count of calls refused since, not a line per
+/// call.
+#[derive(Debug)]
+pub(crate) struct FailureLimiter {
+    per_minute: u32,
+    addresses: Mutex<HashMap<IpAddr, Failures>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Failures {
+    /// Failures still allowed now.
+    tokens: f64,
+    at: Instant,
+    /// Calls refused while limited, not logged one by one.
+    refused: u64,
+    limited: bool,
+}
+
+impl FailureLimiter {
+    pub fn new(per_minute: u32) -> FailureLimiter {
+        FailureLimiter {
+            per_minute: per_minute.max(1),
+            addresses: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn rate(&self) -> f64 {
+        f64::from(self.per_minute) / 60.0
+    }
+
+    /// The address's entry, refilled to `now`.
+    fn entry<'a>(
+        &self,
+        map: &'a mut HashMap<IpAddr, Failures>,
+        ip: IpAddr,
+        now: Instant,
+    ) -> &'a mut Failures {
+        let (rate, burst) = (self.rate(), f64::from(self.per_minute));
+        if map.len() > PRUNE_ABOVE {
+            map.retain(|_, f| f.tokens + now.duration_since(f.at).as_secs_f64() * rate < burst);
+        }
+        let f = map.entry(ip).or_insert(Failures {
+            tokens: burst,
+            at: now,
+            refused: 0,
+            limited: false,
+        });
+        f.tokens = (f.tokens + now.saturating_duration_since(f.at).as_secs_f64() * rate).min(burst);
+        f.at = now;
+        f
+    }
+
+    /// Refuses a call from an address with no failure left.
+    pub fn check(&self, ip: IpAddr) -> Result<(), Status> {
+        self.check_at(ip, Instant::now())
+    }
+
+    fn check_at(&self, ip: IpAddr, now: Instant) -> Result<(), Status> {
+        let rate = self.rate();
+        let mut map = self.addresses.lock().unwrap_or_else(|p| p.into_inner());
+        let f = self.entry(&mut map, ip, now);
+        if f.tokens >= 1.0 {
+            if f.limited {
+                f.limited = false;
+                tracing::info!(%ip, refused = f.refused, "failed-authentication limit lifted");
+                f.refused = 0;
+            }
+            return Ok(());
+        }
+        f.refused += 1;
+        let wait = Duration::from_secs_f64((1.0 - f.tokens) / rate);
+        Err(Status::with_error_details(
+            Code::ResourceExhausted,
+            format!(
+                "too many failed authentications from this address ({} a minute allowed); \
+                 every call from it is refused for {} s",
+                self.per_minute,
+                wait.as_secs().max(1)
+            ),
+            ErrorDetails::with_retry_info(Some(wait)),
+        ))
+    }
+
+    /// Counts a failed authentication.
+    pub fn failed(&self, ip: IpAddr) {
+        self.failed_at(ip, Instant::now());
+    }
+
+    fn failed_at(&self, ip: IpAddr, now: Instant) {
+        let burst = f64::from(self.per_minute);
+        let mut map = self.addresses.lock().unwrap_or_else(|p| p.into_inner());
+        let f = self.entry(&mut map, ip, now);
+        if f.tokens >= burst - 1e-9 {
+            tracing::warn!(%ip, "failed authentication (missing, malformed or unknown API key)");
+        }
+        f.tokens = (f.tokens - 1.0).max(0.0);
+        if f.tokens < 1.0 && !f.limited {
+            f.limited = true;
+            tracing::warn!(
+                %ip,
+                per_minute = self.per_minute,
+                "too many failed authentications: calls from this address are refused for a while"
+            );
+        }
+    }
 }
 
 /// Above this many callers, full (idle) buckets are dropped so the map cannot grow forever.
@@ -213,6 +346,33 @@ mod tests {
                 .take_at(&me, t0 + Duration::from_millis(100))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn failures_are_limited_per_address() {
+        let limiter = FailureLimiter::new(6);
+        let (me, other): (IpAddr, IpAddr) =
+            ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+        let t0 = Instant::now();
+        for _ in 0..6 {
+            assert!(limiter.check_at(me, t0).is_ok());
+            limiter.failed_at(me, t0);
+        }
+        let e = limiter.check_at(me, t0).unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted);
+        let wait = e
+            .get_error_details()
+            .retry_info()
+            .unwrap()
+            .retry_delay
+            .unwrap();
+        assert!(
+            wait > Duration::from_secs(9) && wait <= Duration::from_secs(10),
+            "{wait:?}"
+        );
+        assert!(limiter.check_at(other, t0).is_ok(), "per address");
+        // One failure's worth refills in ten seconds (six a minute).
+        assert!(limiter.check_at(me, t0 + Duration::from_secs(10)).is_ok());
     }
 
     #[test]

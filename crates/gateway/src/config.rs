@@ -126,6 +126,21 @@ pub struct GatewayConfig {
     #[arg(long, env = "CHESS_GATEWAY_MAX_WATCHERS", default_value_t = 10_000)]
     pub max_watchers: u32,
 
+    /// Most WatchGame streams one caller (an API key, or a client address in open mode) may
+    /// hold open at once, so that no caller can take all of --max-watchers; 0 for no limit.
+    #[arg(
+        long,
+        env = "CHESS_GATEWAY_MAX_WATCHERS_PER_CALLER",
+        default_value_t = 1_000
+    )]
+    pub max_watchers_per_caller: u32,
+
+    /// Failed authentications (missing, malformed or unknown key) allowed per client address
+    /// and minute, also as a burst; past them every call from that address is refused with
+    /// RESOURCE_EXHAUSTED until the budget refills; 0 for no limit.
+    #[arg(long, env = "CHESS_GATEWAY_MAX_AUTH_FAILURES", default_value_t = 10)]
+    pub max_auth_failures: u32,
+
     /// Deadline given to a unary call whose caller sets none, in seconds; 0 for none.
     /// Callers' own deadlines are passed on as they are.
     #[arg(
@@ -286,6 +301,8 @@ pub(crate) struct Settings {
     pub max_moves: u32,
     pub max_batch: u32,
     pub max_watchers: Option<u32>,
+    pub max_watchers_per_caller: Option<u32>,
+    pub max_auth_failures: Option<u32>,
     pub default_deadline: Option<Duration>,
     pub backend_gzip: bool,
     pub cors: Vec<String>,
@@ -392,6 +409,9 @@ impl GatewayConfig {
             max_moves: self.max_moves,
             max_batch: self.max_batch,
             max_watchers: (self.max_watchers > 0).then_some(self.max_watchers),
+            max_watchers_per_caller: (self.max_watchers_per_caller > 0)
+                .then_some(self.max_watchers_per_caller),
+            max_auth_failures: (self.max_auth_failures > 0).then_some(self.max_auth_failures),
             default_deadline: (self.default_deadline_secs > 0)
                 .then(|| Duration::from_secs(self.default_deadline_secs)),
             backend_gzip: self.backend_compression == BackendCompression::Gzip,

@@ -2,7 +2,6 @@
 //! engine's move for it from the search service and, with `play`, that move made in the game;
 //! all within the caller's deadline.
 
-use chess_proto::FieldViolation;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{
     BestMoveRequest, EngineMoveRequest, EngineMoveResponse, GetGameRequest, MakeMoveRequest,
@@ -27,7 +26,7 @@ pub(crate) async fn engine_move(
     call: &Call,
     message: EngineMoveRequest,
 ) -> Result<EngineMoveResponse, Status> {
-    let game_id = check_game_id(&message.game_id)?.to_owned();
+    let game_id = chess_proto::game_id_from_text("game_id", &message.game_id)?;
     let client = client!(GameServiceClient, to.rules, to.gzip);
     let get = GetGameRequest {
         game_id: game_id.clone(),
@@ -99,29 +98,4 @@ pub(crate) async fn engine_move(
         engine: Some(engine),
         game: Some(after),
     })
-}
-
-/// Checks that `text` has the shape of a game id (a UUID, hyphenated or as 32 hex digits) so
-/// a mistyped id fails here with the field named rather than after a trip to the rules service.
-fn check_game_id(text: &str) -> Result<&str, Status> {
-    let id = text.trim();
-    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
-    let groups: Vec<&str> = id.split('-').collect();
-    let shaped = match groups.as_slice() {
-        [simple] => simple.len() == 32 && hex(simple),
-        [a, b, c, d, e] => {
-            [a.len(), b.len(), c.len(), d.len(), e.len()] == [8, 4, 4, 4, 12]
-                && groups.iter().all(|g| hex(g))
-        }
-        _ => false,
-    };
-    if shaped {
-        Ok(id)
-    } else {
-        Err(FieldViolation::new(
-            "game_id",
-            format!("{text:?} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)"),
-        )
-        .into())
-    }
 }

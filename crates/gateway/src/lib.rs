@@ -38,7 +38,7 @@ use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::gateway_service_server::GatewayServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup};
+use chess_service_kit::{DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding::Gzip;
 use tonic::transport::Server;
 
@@ -125,6 +125,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(DeadlineLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes);
 

@@ -3,7 +3,8 @@
 //! [`crate::replicas`] picks the search replica; EngineMove is composed in
 //! [`crate::engine_move`]).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chess_proto::FieldViolation;
@@ -30,7 +31,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Code, Request, Response, Status};
 
-use crate::auth::Authenticator;
+use crate::auth::{Authenticator, Caller};
 use crate::config::Settings;
 use crate::engine_move::{Backends, engine_move};
 use crate::replicas::SearchPool;
@@ -51,6 +52,8 @@ pub(crate) struct Gateway {
     default_deadline: Option<Duration>,
     backend_gzip: bool,
     watchers: Option<(Arc<Semaphore>, u32)>,
+    /// `--max-watchers-per-caller` and the streams each caller holds open.
+    watchers_per_caller: Option<(u32, PerCaller)>,
     shutdown: Shutdown,
     stats: Stats,
 }
@@ -65,7 +68,11 @@ struct Stats {
 impl Gateway {
     pub fn new(settings: &Settings, metrics: &Metrics, shutdown: Shutdown) -> Gateway {
         Gateway {
-            auth: Authenticator::new(settings.auth.clone(), settings.rate),
+            auth: Authenticator::new(
+                settings.auth.clone(),
+                settings.rate,
+                settings.max_auth_failures,
+            ),
             rules: Backend::new("rules", &settings.rules),
             search: Arc::new(SearchPool::new(
                 &settings.search,
@@ -81,6 +88,9 @@ impl Gateway {
             watchers: settings
                 .max_watchers
                 .map(|n| (Arc::new(Semaphore::new(n as usize)), n)),
+            watchers_per_caller: settings
+                .max_watchers_per_caller
+                .map(|n| (n, Arc::new(Mutex::new(HashMap::new())))),
             shutdown,
             stats: Stats {
                 unauthenticated: metrics.counter(
@@ -117,7 +127,14 @@ impl Gateway {
         let timeout = timeout.or(if unary { self.default_deadline } else { None });
         let deadline = timeout.map(|t| Instant::now() + t);
         tracing::debug!(method, caller = %caller.label(), timeout = ?timeout, "forwarding");
-        Ok((Call { metadata, deadline }, message))
+        Ok((
+            Call {
+                metadata,
+                deadline,
+                caller,
+            },
+            message,
+        ))
     }
 
     pub fn rules_address(&self) -> &str {
@@ -157,8 +174,27 @@ impl Gateway {
         Ok(())
     }
 
-    /// A stream slot, or RESOURCE_EXHAUSTED when the gateway serves its limit.
-    fn watcher_slot(&self) -> Result<WatchSlot, Status> {
+    /// A stream slot, or RESOURCE_EXHAUSTED when the caller holds its share or the gateway
+    /// serves its limit.
+    fn watcher_slot(&self, caller: &Caller) -> Result<WatchSlot, Status> {
+        let share = match &self.watchers_per_caller {
+            None => None,
+            Some((max, open)) => {
+                let mut counts = open.lock().unwrap_or_else(|p| p.into_inner());
+                let held = counts.entry(caller.clone()).or_insert(0);
+                if *held >= *max {
+                    return Err(Status::resource_exhausted(format!(
+                        "this caller already holds its limit of {max} WatchGame streams \
+                         (--max-watchers-per-caller); close one or retry later"
+                    )));
+                }
+                *held += 1;
+                Some(CallerShare {
+                    caller: caller.clone(),
+                    open: open.clone(),
+                })
+            }
+        };
         let permit = match &self.watchers {
             None => None,
             Some((semaphore, max)) => {
@@ -173,15 +209,40 @@ impl Gateway {
         self.stats.watchers.inc();
         Ok(WatchSlot {
             _permit: permit,
+            _share: share,
             gauge: self.stats.watchers.clone(),
         })
     }
 }
 
-/// Holds a WatchGame stream's place under `--max-watchers` while it is open.
+/// Open WatchGame streams by caller.
+type PerCaller = Arc<Mutex<HashMap<Caller, u32>>>;
+
+/// One of a caller's streams under `--max-watchers-per-caller`, given back on drop.
+#[derive(Debug)]
+struct CallerShare {
+    caller: Caller,
+    open: PerCaller,
+}
+
+impl Drop for CallerShare {
+    fn drop(&mut self) {
+        let mut counts = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(held) = counts.get_mut(&self.caller) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                counts.remove(&self.caller);
+            }
+        }
+    }
+}
+
+/// Holds a WatchGame stream's place under `--max-watchers` (and the caller's share) while it
+/// is open.
 #[derive(Debug)]
 struct WatchSlot {
     _permit: Option<OwnedSemaphorePermit>,
+    _share: Option<CallerShare>,
     gauge: Gauge,
 }
 
@@ -310,7 +371,7 @@ impl GameService for Gateway {
         request: Request<WatchGameRequest>,
     ) -> Result<Response<Self::WatchGameStream>, Status> {
         let (call, message) = self.admit("watch_game", request, false)?;
-        let slot = self.watcher_slot()?;
+        let slot = self.watcher_slot(&call.caller)?;
         let client = client!(GameServiceClient, self.rules, self.backend_gzip);
         let response = forward(&self.rules, client, &call, message, |mut c, r| async move {
             c.watch_game(r).await

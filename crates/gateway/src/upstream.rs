@@ -37,6 +37,8 @@ pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Se
 pub(crate) struct Call {
     pub metadata: MetadataMap,
     pub deadline: Option<Instant>,
+    /// Who is calling (for per-caller limits).
+    pub caller: crate::auth::Caller,
 }
 
 /// A generated client of `$backend` with the gateway's settings for backend calls: gzip
@@ -124,6 +126,16 @@ impl Backend {
             Code::Unknown | Code::Unavailable | Code::Internal | Code::Cancelled
                 if status.source().is_some() =>
             {
+                // This call's stream refused here (an answer whose headers are over the
+                // HTTP/2 limit, say): the call failed, not the backend, which stays in use.
+                if let Some(reason) = refused_here(&status) {
+                    tracing::warn!(backend = self.name, address = %self.address, %reason, "a backend answer could not be read");
+                    return Status::internal(format!(
+                        "the answer of the {} service at {} to this call could not be read \
+                         (HTTP/2 stream reset here: {reason}); the service itself is up",
+                        self.name, self.address
+                    ));
+                }
                 tracing::warn!(backend = self.name, address = %self.address, error = %status.message(), "backend call failed");
                 if status.message().contains(&*self.address) {
                     Status::unavailable(status.message())
@@ -151,6 +163,22 @@ impl Backend {
             self.name, self.address
         ))
     }
+}
+
+/// The reason when `status` comes from this side resetting the call's HTTP/2 stream (h2
+/// refuses a response it cannot take, e.g. headers over its header-list limit): a failure of
+/// the one call, unlike a refused or lost connection or a reset sent by the backend.
+fn refused_here(status: &Status) -> Option<h2::Reason> {
+    let mut source = status.source();
+    while let Some(error) = source {
+        if let Some(h2) = error.downcast_ref::<h2::Error>() {
+            return (h2.is_reset() && !h2.is_remote())
+                .then(|| h2.reason())
+                .flatten();
+        }
+        source = error.source();
+    }
+    None
 }
 
 /// Sends one call to `backend` and waits for its answer (for a server stream: its headers),

@@ -662,3 +662,33 @@ async fn sigterm_when_idle_exits_0_promptly() {
     let exit = gateway.wait_exit(Duration::from_secs(5)).await;
     assert_eq!(exit.code(), Some(0), "stderr:\n{}", gateway.stderr());
 }
+
+/// A replica's answer that cannot be read (headers over HTTP/2's limit) fails that call, not
+/// the replica: it is not ejected, and the caller is not told the service is unavailable.
+#[tokio::test]
+async fn an_unreadable_answer_fails_the_call_and_ejects_no_replica() {
+    let backend = start_rules().await;
+    let (s1, s2) = (start_search("s1").await, start_search("s2").await);
+    let replicas = format!("http://{},http://{}", s1.addr, s2.addr);
+    let gateway = Gateway::start(backend.addr, &["--search-addr", &replicas]).await;
+    let mut analysis = AnalysisServiceClient::new(gateway.channel().await);
+    for _ in 0..4 {
+        let status = analysis
+            .analyze(AnalyzeRequest {
+                fen: common::HUGE_ERROR.to_owned(),
+                ..AnalyzeRequest::default()
+            })
+            .await
+            .unwrap_err();
+        assert_ne!(status.code(), Code::Unavailable, "{status:?}");
+    }
+    let text = scrape(&gateway).await;
+    assert_eq!(
+        metric(&text, "chess_gateway_search_replicas_healthy"),
+        2.0,
+        "{text}"
+    );
+    assert_eq!(metric(&text, "chess_gateway_search_ejections_total"), 0.0);
+    let r = analysis.analyze(AnalyzeRequest::default()).await.unwrap();
+    assert!(r.into_inner().done);
+}

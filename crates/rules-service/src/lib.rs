@@ -28,7 +28,8 @@ use std::time::Duration;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{
-    CommonArgs, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup, serve_until_stopped,
+    CommonArgs, DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
+    serve_until_stopped,
 };
 use tonic::codec::CompressionEncoding;
 
@@ -306,6 +307,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let stop = shutdown.clone();
     let server = tonic::transport::Server::builder()
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(DeadlineLayer)
         .add_routes(started.routes.add_service(rules).add_service(games))
         .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
     let served = serve_until_stopped(server, &shutdown, grace).await;

@@ -25,7 +25,7 @@ use crate::checks::{
 use crate::jobs::{SearchJob, run_search};
 use crate::pool::{Cancel, CancelOnDrop, Engines, Pool};
 use crate::review::{PositionValue, build_response};
-use crate::wire::{line_to_proto, response, score_to_proto, wdl_to_proto};
+use crate::wire::{finished, line_to_proto, response, score_to_proto, wdl_to_proto};
 
 /// The service.
 #[derive(Clone, Debug)]
@@ -180,7 +180,10 @@ impl AnalysisService for SearchApi {
         &self,
         request: Request<v1::AnalyzeRequest>,
     ) -> Result<Response<v1::AnalyzeResponse>, Status> {
-        let (job, fen) = check_analyze("", request.get_ref(), &self.limits)?;
+        let (job, fen, outcome) = check_analyze("", request.get_ref(), &self.limits)?;
+        if let Some(outcome) = outcome {
+            return Ok(Response::new(finished(&fen, outcome)));
+        }
         let (job, result) = self.search_once(job, false).await?;
         Ok(Response::new(response(
             &job.position,
@@ -196,7 +199,12 @@ impl AnalysisService for SearchApi {
         &self,
         request: Request<v1::AnalyzeRequest>,
     ) -> Result<Response<Self::AnalyzeStreamStream>, Status> {
-        let (job, fen) = check_analyze("", request.get_ref(), &self.limits)?;
+        let (job, fen, outcome) = check_analyze("", request.get_ref(), &self.limits)?;
+        if let Some(outcome) = outcome {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let _ = tx.send(Ok(finished(&fen, outcome)));
+            return Ok(Response::new(guarded(rx, Cancel::new().guard())));
+        }
         let permit = self.pool.admit()?;
         let cancel = Cancel::new();
         let guard = cancel.guard();
@@ -236,13 +244,24 @@ impl AnalysisService for SearchApi {
             );
         }
         let mut work = VecDeque::with_capacity(n);
+        let mut over = Vec::new();
         for (i, p) in req.positions.iter().enumerate() {
-            let (job, fen) = check_analyze(&format!("positions[{i}]."), p, &self.limits)?;
-            work.push_back(((i, fen), job));
+            let (job, fen, outcome) = check_analyze(&format!("positions[{i}]."), p, &self.limits)?;
+            match outcome {
+                Some(outcome) => over.push((i, finished(&fen, outcome))),
+                None => work.push_back(((i, fen), job)),
+            }
         }
         let cancel = Cancel::new();
         let guard = cancel.guard();
         let (tx, rx) = mpsc::unbounded_channel();
+        // Games already over need no search: their answers go first.
+        for (index, result) in over {
+            let _ = tx.send(Ok(v1::AnalyzeBatchResponse {
+                index: index as u32,
+                result: Some(result),
+            }));
+        }
         self.spread(
             work,
             None,
@@ -431,9 +450,7 @@ impl AnalysisService for SearchApi {
         }
         let mut positions = Vec::with_capacity(req.fens.len());
         for (i, fen) in req.fens.iter().enumerate() {
-            if fen.trim().is_empty() {
-                return Err(FieldViolation::new(format!("fens[{i}]"), "empty FEN").into());
-            }
+            // "" is the start position, as everywhere else (position_from_fen).
             positions.push(position_from_fen(&format!("fens[{i}]"), fen)?);
         }
         let terminal: Vec<Option<PositionValue>> =

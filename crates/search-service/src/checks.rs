@@ -6,7 +6,7 @@ use std::fmt::Display;
 use chess_proto::FieldViolation;
 use chess_proto::convert::{move_from_text, position_from_fen};
 use chess_proto::v1;
-use chess_rules::Position;
+use chess_rules::{Game, Outcome, Position};
 use chess_search::{Limits, SplitMix64};
 use tonic::Status;
 
@@ -64,6 +64,8 @@ pub struct Placed {
     pub position: Position,
     pub history: Vec<u64>,
     pub fen: String,
+    /// How the game ended, when a rule that needs no claim ended it in `position`.
+    pub outcome: Option<Outcome>,
 }
 
 pub fn place(
@@ -81,16 +83,27 @@ pub fn place(
         ));
     }
     let mut history = Vec::with_capacity(moves.len());
+    let mut game = Game::new(position.clone());
     for (i, text) in moves.iter().enumerate() {
-        let m = move_from_text(&format!("{prefix}moves[{i}]"), &position, text, false)?;
+        let field = format!("{prefix}moves[{i}]");
+        if let Some(outcome) = game.outcome() {
+            return Err(FieldViolation::new(
+                field,
+                format!("the game is already over ({outcome}): no move can follow"),
+            ));
+        }
+        let m = move_from_text(&field, &position, text, false)?;
         history.push(position.zobrist());
         position.play_unchecked(m);
+        // Legal: move_from_text read it in this position.
+        let _ = game.play(m);
     }
     let fen = position.fen();
     Ok(Placed {
         position,
         history,
         fen,
+        outcome: game.outcome(),
     })
 }
 
@@ -169,11 +182,13 @@ fn check_multipv(prefix: &str, multipv: u32, cfg: &ApiLimits) -> Result<usize, F
     Ok(multipv.max(1) as usize)
 }
 
+/// A checked analysis: the search to run, the FEN searched and, when the game is already
+/// over there, how it ended (then there is nothing to search).
 pub fn check_analyze(
     prefix: &str,
     req: &v1::AnalyzeRequest,
     cfg: &ApiLimits,
-) -> Result<(SearchJob, String), FieldViolation> {
+) -> Result<(SearchJob, String, Option<Outcome>), FieldViolation> {
     let placed = place(prefix, &req.fen, &req.moves, cfg.max_moves)?;
     let limits = check_limits(
         prefix,
@@ -190,6 +205,7 @@ pub fn check_analyze(
             multipv,
         },
         placed.fen,
+        placed.outcome,
     ))
 }
 
@@ -238,14 +254,9 @@ pub fn check_best_move(req: &v1::BestMoveRequest, cfg: &ApiLimits) -> Result<Bes
         cfg,
         Default_::Time(cfg.default_time_ms),
     )?;
-    if !placed.position.has_legal_moves() {
-        let what = if placed.position.is_check() {
-            "checkmate"
-        } else {
-            "stalemate"
-        };
+    if let Some(outcome) = placed.outcome {
         return Err(Status::failed_precondition(format!(
-            "no move to play: the position is {what} ({})",
+            "no move to play: the game is over, {outcome} ({})",
             placed.fen
         )));
     }

@@ -18,14 +18,19 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chess_nn::{BatchEvaluator, CpuBatch, Network};
 use chess_search::batched::{self, Scheduler};
 use chess_search::{Engine, EngineOptions, EvalSource, StopHandle, TranspositionTable};
 use chess_service_kit::{MetricCounter, MetricGauge, MetricHistogram, Metrics};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tonic::Status;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+/// The wait a busy service suggests (RetryInfo): searches end within the limits, and a place
+/// frees as soon as one does.
+const BUSY_RETRY: Duration = Duration::from_millis(500);
 
 /// The engines one worker thread owns.
 #[derive(Debug)]
@@ -236,12 +241,17 @@ impl Pool {
     pub fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
         self.admission.clone().try_acquire_owned().map_err(|_| {
             self.metrics.rejected.inc();
-            Status::resource_exhausted(format!(
-                "the search service is busy: {} search slots and a queue of {} are all taken; \
-                 retry later or add replicas",
-                self.config.slots(),
-                self.config.queue
-            ))
+            Status::with_error_details(
+                Code::ResourceExhausted,
+                format!(
+                    "the search service is busy: {} search slots and a queue of {} are all \
+                     taken; retry in {} ms or add replicas",
+                    self.config.slots(),
+                    self.config.queue,
+                    BUSY_RETRY.as_millis()
+                ),
+                ErrorDetails::with_retry_info(Some(BUSY_RETRY)),
+            )
         })
     }
 

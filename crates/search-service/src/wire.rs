@@ -1,9 +1,9 @@
 //! The search's results on the wire: scores, win/draw/loss, principal variations and analysis
 //! lines as `chess.v1` messages (moves through [`chess_proto::convert`]).
 
-use chess_proto::convert::move_to_proto;
+use chess_proto::convert::{move_to_proto, outcome_to_proto};
 use chess_proto::v1;
-use chess_rules::Position;
+use chess_rules::{Outcome, Position, WinReason};
 use chess_search::{Line, Score};
 
 /// A score as the wire's centipawns or mate in N.
@@ -63,5 +63,35 @@ pub fn response(pos: &Position, fen: &str, lines: &[Line], done: bool) -> v1::An
         lines: lines.iter().map(|l| line_to_proto(pos, l)).collect(),
         best_move: best,
         done,
+        outcome: None,
+    }
+}
+
+/// The one message for a game already over: the outcome, and a line with the final score
+/// (the side to move checkmated: mate in 0; a draw: 0 cp), no PV and no best move.
+pub fn finished(fen: &str, outcome: Outcome) -> v1::AnalyzeResponse {
+    let checkmated = matches!(
+        outcome,
+        Outcome::Decisive {
+            reason: WinReason::Checkmate,
+            ..
+        }
+    );
+    let (score, wdl) = if checkmated {
+        (v1::score::Value::MateIn(0), (0, 0, 1000))
+    } else {
+        (v1::score::Value::Centipawns(0), (0, 1000, 0))
+    };
+    v1::AnalyzeResponse {
+        fen: fen.to_owned(),
+        lines: vec![v1::AnalysisLine {
+            multipv: 1,
+            score: Some(v1::Score { value: Some(score) }),
+            wdl: Some(wdl_to_proto(wdl)),
+            ..v1::AnalysisLine::default()
+        }],
+        best_move: None,
+        done: true,
+        outcome: Some(outcome_to_proto(outcome)),
     }
 }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod config;
+mod deadline;
 mod error;
 mod metrics;
 mod server;
@@ -14,6 +15,7 @@ mod shutdown;
 mod telemetry;
 
 pub use config::{CommonArgs, LogFormat};
+pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
 pub use metrics::{GrpcMetricsLayer, Metrics};
 pub use server::{Started, Startup};

@@ -190,27 +190,24 @@ where
     }
 
     fn call(&mut self, req: http::Request<ReqBody>) -> Self::Future {
-        let method = req.uri().path().to_owned();
-        let metrics = self.metrics.clone();
-        let started = Instant::now();
-        metrics.in_flight.inc();
+        let call = InFlight::start(&self.metrics, req.uri().path());
         let fut = self.inner.call(req);
         Box::pin(async move {
             match fut.await {
                 Ok(resp) => {
                     if let Some(code) = resp.headers().get("grpc-status") {
-                        metrics.record(&method, &code_name(code.as_bytes()), started);
+                        call.finish(&code_name(code.as_bytes()));
                         return Ok(resp);
                     }
                     let (parts, body) = resp.into_parts();
                     let body = RecordingBody {
                         inner: body,
-                        done: Some((metrics, method, started)),
+                        call: Some(call),
                     };
                     Ok(http::Response::from_parts(parts, Body::new(body)))
                 }
                 Err(e) => {
-                    metrics.record(&method, "Internal", started);
+                    call.finish("Internal");
                     Err(e)
                 }
             }
@@ -218,20 +215,53 @@ where
     }
 }
 
+/// One call counted in `grpc_server_in_flight` from its start until it is recorded. Dropped
+/// unrecorded (the handler's future dropped when the deadline passed or the client went away,
+/// or the response body dropped before its trailers), it records the call as cancelled, so the
+/// gauge comes back down on every path.
+struct InFlight {
+    metrics: Metrics,
+    method: String,
+    started: Instant,
+    recorded: bool,
+}
+
+impl InFlight {
+    fn start(metrics: &Metrics, method: &str) -> InFlight {
+        metrics.in_flight.inc();
+        InFlight {
+            metrics: metrics.clone(),
+            method: method.to_owned(),
+            started: Instant::now(),
+            recorded: false,
+        }
+    }
+
+    fn finish(mut self, code: &str) {
+        self.record(code);
+    }
+
+    fn record(&mut self, code: &str) {
+        if !self.recorded {
+            self.recorded = true;
+            self.metrics.record(&self.method, code, self.started);
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.record("Cancelled");
+    }
+}
+
 pin_project_lite::pin_project! {
+    /// A response body that records its call when the trailers pass (or, through
+    /// [`InFlight`]'s drop, as cancelled when the client goes away first).
     struct RecordingBody {
         #[pin]
         inner: Body,
-        done: Option<(Metrics, String, Instant)>,
-    }
-
-    impl PinnedDrop for RecordingBody {
-        fn drop(this: Pin<&mut Self>) {
-            // The client went away before the trailers: record it as cancelled.
-            if let Some((m, method, started)) = this.project().done.take() {
-                m.record(&method, "Cancelled", started);
-            }
-        }
+        call: Option<InFlight>,
     }
 }
 
@@ -245,28 +275,20 @@ impl http_body::Body for RecordingBody {
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let this = self.project();
         let polled = this.inner.poll_frame(cx);
-        match &polled {
-            Poll::Ready(Some(Ok(frame))) => {
-                if let Some(trailers) = frame.trailers_ref()
-                    && let Some((m, method, started)) = this.done.take()
-                {
-                    let code = trailers
-                        .get("grpc-status")
-                        .map_or_else(|| "Ok".to_owned(), |v| code_name(v.as_bytes()));
-                    m.record(&method, &code, started);
-                }
-            }
-            Poll::Ready(Some(Err(_))) => {
-                if let Some((m, method, started)) = this.done.take() {
-                    m.record(&method, "Internal", started);
-                }
-            }
-            Poll::Ready(None) => {
-                if let Some((m, method, started)) = this.done.take() {
-                    m.record(&method, "Ok", started);
-                }
-            }
-            Poll::Pending => {}
+        let code = match &polled {
+            Poll::Ready(Some(Ok(frame))) => frame.trailers_ref().map(|trailers| {
+                trailers
+                    .get("grpc-status")
+                    .map_or_else(|| "Ok".to_owned(), |v| code_name(v.as_bytes()))
+            }),
+            Poll::Ready(Some(Err(_))) => Some("Internal".to_owned()),
+            Poll::Ready(None) => Some("Ok".to_owned()),
+            Poll::Pending => None,
+        };
+        if let Some(code) = code
+            && let Some(call) = this.call.take()
+        {
+            call.finish(&code);
         }
         polled
     }
@@ -277,5 +299,58 @@ impl http_body::Body for RecordingBody {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::convert::Infallible;
+
+    /// A service whose calls never finish, as a search that outlives its deadline.
+    #[derive(Clone)]
+    struct Never;
+
+    impl tower::Service<http::Request<()>> for Never {
+        type Response = http::Response<Body>;
+        type Error = Infallible;
+        type Future = std::future::Pending<Result<http::Response<Body>, Infallible>>;
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, _: http::Request<()>) -> Self::Future {
+            std::future::pending()
+        }
+    }
+
+    fn in_flight(m: &Metrics) -> i64 {
+        m.in_flight.get()
+    }
+
+    #[test]
+    fn a_call_dropped_before_its_answer_leaves_nothing_in_flight() {
+        let metrics = Metrics::new("test");
+        let mut svc = tower::Layer::layer(&GrpcMetricsLayer::new(metrics.clone()), Never);
+        let req = http::Request::builder()
+            .uri("/chess.v1.AnalysisService/Analyze")
+            .body(())
+            .unwrap();
+        let mut fut = tower::Service::call(&mut svc, req);
+        assert_eq!(in_flight(&metrics), 1);
+        let waker = std::task::Waker::noop();
+        assert!(
+            fut.as_mut()
+                .poll(&mut Context::from_waker(waker))
+                .is_pending()
+        );
+        // The deadline passes, or the client goes away: the server drops the call's future.
+        drop(fut);
+        assert_eq!(in_flight(&metrics), 0);
+        let text = metrics.encode();
+        assert!(
+            text.contains("method=\"/chess.v1.AnalysisService/Analyze\",code=\"Cancelled\""),
+            "{text}"
+        );
     }
 }

@@ -13,7 +13,7 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-use crate::{GrpcMetricsLayer, Metrics, ServeError, Shutdown, serve_until_stopped};
+use crate::{DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, serve_until_stopped};
 
 /// What a service serves and where: the start-up every service shares.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +95,7 @@ impl Startup<'_> {
         let stop = shutdown.clone();
         let server = Server::builder()
             .layer(GrpcMetricsLayer::new(metrics))
+            .layer(DeadlineLayer)
             .add_routes(add(started.routes))
             .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
         let served = serve_until_stopped(server, shutdown, grace).await;

@@ -641,6 +641,9 @@ impl GameService for FakeRules {
 /// in reverse order; EvaluatePositions: `evaluator` = its name; ReviewGame: `annotated_pgn` =
 /// its name; BestMove: `g1f3` with `coordinate` = its name, and the search service's check of
 /// `strength.elo`).
+/// Analyze with this `fen` makes a fake search replica answer with error headers of 40 KB.
+pub const HUGE_ERROR: &str = "huge-error";
+
 #[derive(Clone)]
 pub struct FakeSearch {
     name: String,
@@ -675,6 +678,10 @@ impl AnalysisService for FakeSearch {
         request: Request<AnalyzeRequest>,
     ) -> Result<Response<AnalyzeResponse>, Status> {
         self.recorder.record("analyze");
+        if request.get_ref().fen == HUGE_ERROR {
+            // An answer whose headers are over HTTP/2's limit: the replica is up, the call failed.
+            return Err(Status::invalid_argument("x".repeat(40_000)));
+        }
         Ok(respond(
             request.metadata(),
             AnalyzeResponse {
