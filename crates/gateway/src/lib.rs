@@ -27,6 +27,7 @@ mod layers;
 mod replicas;
 mod services;
 mod upstream;
+mod web;
 
 use std::sync::Arc;
 
@@ -108,21 +109,39 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
     let metrics_addr =
         serve_metrics(settings.metrics_listen, metrics.clone(), shutdown.clone()).await?;
 
-    let router = Server::builder()
-        .accept_http1(true)
-        .layer(CorsLayer::new(settings.cors.clone()))
-        .layer(tonic_web::GrpcWebLayer::new())
-        .layer(GrpcMetricsLayer::new(metrics))
-        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
-        .add_service(health)
+    let web_bound = match settings.web_listen {
+        Some(addr) => Some(bind(addr).await?),
+        None => None,
+    };
+
+    let routes = tonic::service::Routes::new(health)
         .add_service(reflection)
         .add_service(reflection_alpha)
         .add_service(rules)
         .add_service(games)
         .add_service(analysis)
         .add_service(info);
+    let router = Server::builder()
+        .accept_http1(true)
+        .layer(CorsLayer::new(settings.cors.clone()))
+        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(GrpcMetricsLayer::new(metrics.clone()))
+        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+        .add_routes(routes.clone());
+    // The web app's listener: the page, and the same API for it on the same origin.
+    let web_router = Server::builder()
+        .accept_http1(true)
+        .layer(web::WebLayer)
+        .layer(CorsLayer::new(settings.cors.clone()))
+        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(GrpcMetricsLayer::new(metrics))
+        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+        .add_routes(routes);
 
     announce(SERVICE_NAME, bound.addr, metrics_addr);
+    if let Some(web_bound) = &web_bound {
+        web::announce(web_bound.addr);
+    }
     tracing::info!(
         auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
         rules = %gateway.rules_address(),
@@ -144,6 +163,19 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
             tracing::info!("no longer taking calls; letting the calls in flight finish");
         }
     };
-    let serve = router.serve_with_incoming_shutdown(bound.incoming, stop);
+    let grpc = router.serve_with_incoming_shutdown(bound.incoming, stop);
+    let web_stop = {
+        let shutdown = shutdown.clone();
+        async move { shutdown.wait().await }
+    };
+    let serve = async move {
+        match web_bound {
+            Some(web_bound) => {
+                let web = web_router.serve_with_incoming_shutdown(web_bound.incoming, web_stop);
+                tokio::try_join!(grpc, web).map(|_| ())
+            }
+            None => grpc.await,
+        }
+    };
     chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await
 }
