@@ -120,6 +120,8 @@ try {
   await step("watch: another tab opens the game by id", async () => {
     await watcher.goto(`${url}#watch/${gameId}`);
     await watcher.waitForSelector('.watch .status[data-state="live"]');
+    // The playing tab in front again (a tab behind gets its animation frames throttled).
+    await page.bringToFront();
   });
 
   await step("play: moves by clicking squares and by typing SAN", async () => {
@@ -128,7 +130,7 @@ try {
     assert((await board.locator(".hint").count()) === 2, "e2 pawn hints e3 and e4");
     await board.locator('[data-square="e4"]').click();
     await myTurn(2);
-    await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) >= 2);
+    await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) >= 2, null, { polling: 100 });
     // Drag a piece: the knight from b1 to c3.
     const from = await board.locator('[data-square="b1"]').boundingBox();
     const to = await board.locator('[data-square="c3"]').boundingBox();
@@ -146,7 +148,7 @@ try {
     }
     const last = await board.locator(".sq.last").count();
     assert(last === 2, "last move highlighted");
-    await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) >= 12);
+    await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) >= 12, null, { polling: 100 });
     await page.screenshot({ path: join(shots, "play.png") });
     await watcher.screenshot({ path: join(shots, "watch.png") });
   });
@@ -158,7 +160,7 @@ try {
     assert(/resignation/.test(result) && /FIDE 5\.1\.2/.test(result), result);
     const pgn = await page.locator(".play textarea.pgn").inputValue();
     assert(/\[Result "0-1"\]/.test(pgn) && /1\. e4/.test(pgn), pgn);
-    await watcher.waitForSelector('.watch .status[data-state="over"]');
+    await watcher.waitForFunction(() => document.querySelector(".watch .status")?.dataset.state === "over", null, { polling: 100 });
     await page.screenshot({ path: join(shots, "play-result.png") });
   });
   await watcher.close();

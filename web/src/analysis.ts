@@ -73,7 +73,7 @@ export class AnalysisView {
         ),
       ),
     );
-    void this.load(START_FEN, []);
+    this.load(START_FEN, []).catch((e) => this.errors.show(e));
   }
 
   /** Reads FEN, PGN or a move list, checks it with the rules service, and shows it. */
@@ -127,7 +127,13 @@ export class AnalysisView {
 
   private async back(): Promise<void> {
     if (this.moves.length === 0) return;
-    await this.load(this.startFen, this.moves.slice(0, -1));
+    this.errors.clear();
+    try {
+      await this.load(this.startFen, this.moves.slice(0, -1));
+    } catch (e) {
+      this.errors.show(e);
+      return;
+    }
     if (this.running) {
       this.stop();
       void this.analyse();

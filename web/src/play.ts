@@ -101,6 +101,7 @@ export class PlayView {
     this.controlSelect.replaceChildren(...CONTROLS.map((tc) => h("option", { value: tc }, tc || t("noClock"))));
     if (keep[0]) [this.colorSelect.value, this.levelSelect.value, this.controlSelect.value] = keep;
     this.renderStatus();
+    this.renderMoves();
   }
 
   private async start(): Promise<void> {
@@ -217,18 +218,23 @@ export class PlayView {
       legal = answer.moves.map((m) => ({ uci: m.uci, san: m.san }));
     }
     this.board.setPosition(state.fen, { legal, lastMove: last, check: state.check });
-    this.movesList.replaceChildren(
-      ...pairs(state.moves.map((m) => m.move?.san ?? "")).map(([white, black]) =>
-        h("li", {}, h("span", {}, localSan(white)), " ", h("span", {}, localSan(black ?? ""))),
-      ),
-    );
-    this.movesList.scrollTop = this.movesList.scrollHeight;
+    this.renderMoves();
     this.pgn.value = state.pgn;
     this.gameLink.textContent = state.gameId;
     this.gameLink.href = `#watch/${state.gameId}`;
     this.gameLink.dataset.gameId = state.gameId;
     this.renderStatus();
     this.renderClocks();
+  }
+
+  private renderMoves(): void {
+    const moves = this.state?.moves ?? [];
+    this.movesList.replaceChildren(
+      ...pairs(moves.map((m) => m.move?.san ?? "")).map(([white, black]) =>
+        h("li", {}, h("span", {}, localSan(white)), " ", h("span", {}, localSan(black ?? ""))),
+      ),
+    );
+    this.movesList.scrollTop = this.movesList.scrollHeight;
   }
 
   private renderStatus(): void {

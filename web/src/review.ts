@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { Board } from "./board.js";
 import { START_FEN } from "./chess.js";
 import { Color } from "./gen/chess/v1/common_pb.js";
-import type { PlayerReview, ReviewGameResponse, ReviewedMove } from "./gen/chess/v1/search_pb.js";
+import { Judgement, type PlayerReview, type ReviewGameResponse, type ReviewedMove } from "./gen/chess/v1/search_pb.js";
 import { localSan, onLang, t } from "./i18n.js";
 import { ErrorBox, copy, download, h, scoreCp, scoreText, tr } from "./ui.js";
 
@@ -123,7 +123,9 @@ export class ReviewView {
       move.symbol ? h("span", { class: "symbol", "data-symbol": move.symbol }, move.symbol) : null,
       h("span", { class: "eval" }, scoreText(move.playedScore, white)),
     );
-    if (move.bestMove && move.bestLine.length) {
+    // The better line for the moves judged ?!, ? or ?? (the server fills it for any move that
+    // was not the engine's first choice).
+    if (move.judgement >= Judgement.DUBIOUS && move.bestLine.length) {
       item.append(h("span", { class: "better" }, `${t("better")}: ${move.bestLine.slice(0, 6).map((m) => localSan(m.san)).join(" ")}`));
     }
     return item;
@@ -137,17 +139,18 @@ export class ReviewView {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", t("evaluation"));
     const n = Math.max(1, moves.length);
-    // White's view of each position after the move: advantage as the area above the middle.
+    // The evaluation after each move, from White's point of view, clamped to +-6 pawns.
     const y = (cp: number) => height / 2 - (Math.max(-600, Math.min(600, cp)) / 600) * (height / 2 - 4);
-    let points = `0,${height / 2}`;
+    // White's share is the light area from the bottom up to the curve.
+    let points = `0,${height} 0,${height / 2}`;
     moves.forEach((move, i) => {
       const cp = scoreCp(move.playedScore, move.color === Color.WHITE);
       points += ` ${((i + 1) / n) * width},${y(cp)}`;
     });
-    points += ` ${width},${height / 2}`;
+    points += ` ${width},${height}`;
     svg.innerHTML = `<rect width="${width}" height="${height}" class="graph-bg"/><polygon points="${points}" class="graph-area"/><line x1="0" x2="${width}" y1="${height / 2}" y2="${height / 2}" class="graph-mid"/>`;
     moves.forEach((move, i) => {
-      if (move.judgement < 4) return;
+      if (move.judgement < Judgement.DUBIOUS) return;
       const cp = scoreCp(move.playedScore, move.color === Color.WHITE);
       const dot = document.createElementNS(SVG, "circle");
       dot.setAttribute("cx", String(((i + 1) / n) * width));

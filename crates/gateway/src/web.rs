@@ -323,6 +323,16 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_bundle_stays_under_300_kb_gzipped() {
+        let gzipped: usize = ASSETS
+            .values()
+            .map(|a| a.gzip.as_ref().map_or(a.body.len(), Bytes::len))
+            .sum();
+        assert!(gzipped > 10_000, "the app is embedded ({gzipped} bytes)");
+        assert!(gzipped < 300_000, "{gzipped} bytes gzipped (limit 300 kB)");
+    }
+
     #[tokio::test]
     async fn revalidation_and_missing_files() {
         let first = respond(&get("/", &[]));
