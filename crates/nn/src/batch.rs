@@ -19,7 +19,7 @@ pub trait BatchEvaluator {
         out: &mut [i32],
     ) -> Result<(), BackendError>;
 
-    /// A short name for logs and reports ("cpu", "wgpu: <adapter>").
+    /// A short name for logs and reports (`cpu`, `wgpu: <adapter>`).
     fn name(&self) -> &str;
 }
 

@@ -33,6 +33,7 @@ mod accumulator;
 mod batch;
 mod error;
 mod features;
+mod inference;
 mod kernels;
 mod network;
 

@@ -1,15 +1,13 @@
-//! The network: its weights, its file format, its name, and evaluation.
+//! The network: its weights, their validation, its file format and its name. Evaluation is in
+//! `inference.rs`.
 
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use chess_rules::{Color, Position};
 use sha2::{Digest, Sha256};
 
-use crate::accumulator::Accumulator;
 use crate::error::NetworkError;
-use crate::kernels;
 use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_HIDDEN};
 
 /// Bytes of the header: magic, then six `u32` (version, inputs, hidden, qa, qb, scale).
@@ -239,36 +237,44 @@ impl Network {
         .clone()
     }
 
+    #[inline]
     pub fn hidden(&self) -> usize {
         self.hidden
     }
 
+    #[inline]
     pub fn qa(&self) -> i32 {
         self.qa
     }
 
+    #[inline]
     pub fn qb(&self) -> i32 {
         self.qb
     }
 
+    #[inline]
     pub fn scale(&self) -> i32 {
         self.scale
     }
 
     /// `768 * H`, feature-major.
+    #[inline]
     pub fn ft_weights(&self) -> &[i16] {
         &self.ft_weights
     }
 
+    #[inline]
     pub fn ft_biases(&self) -> &[i16] {
         &self.ft_biases
     }
 
     /// `2 * H`: side to move's half first.
+    #[inline]
     pub fn out_weights(&self) -> &[i16] {
         &self.out_weights
     }
 
+    #[inline]
     pub fn out_bias(&self) -> i32 {
         self.out_bias
     }
@@ -420,50 +426,10 @@ impl Network {
         format!("chnn-{}.nnue", self.content_hash())
     }
 
-    // ----- evaluation -----
-
-    /// The output layer on two accumulators (each `H` values): centipawns for the side to
-    /// move, exactly as the type documentation defines it.
-    pub fn output(&self, stm: &[i16], nstm: &[i16]) -> i32 {
-        let h = self.hidden;
-        assert!(
-            stm.len() == h && nstm.len() == h,
-            "accumulators of {h} values"
-        );
-        let qa = self.qa as i16;
-        let sum =
-            kernels::screlu_sum(stm, &self.out_weights[..h], qa, self.small_out).wrapping_add(
-                kernels::screlu_sum(nstm, &self.out_weights[h..], qa, self.small_out),
-            );
-        (sum / self.qa)
-            .wrapping_add(self.out_bias)
-            .wrapping_mul(self.scale)
-            / (self.qa * self.qb)
-    }
-
-    /// Evaluates from an accumulator pair kept for the position with `stm` to move.
+    /// Whether every `|w| * qa` of the output weights fits an `i16` (the output sum's fast path).
     #[inline]
-    pub fn evaluate_accumulator(&self, acc: &Accumulator, stm: Color) -> i32 {
-        self.output(acc.perspective(stm), acc.perspective(!stm))
-    }
-
-    /// Evaluates a position from scratch (both accumulators refreshed): centipawns for the
-    /// side to move.
-    pub fn evaluate(&self, pos: &Position) -> i32 {
-        let acc = Accumulator::from_position(self, pos);
-        self.evaluate_accumulator(&acc, pos.turn())
-    }
-
-    /// Evaluates a position given as feature lists (side to move's first), as a batch
-    /// backend sees it. `scratch` is reused between calls (resized to `2H`).
-    pub fn evaluate_features(&self, stm: &[u16], nstm: &[u16], scratch: &mut Vec<i16>) -> i32 {
-        let h = self.hidden;
-        scratch.resize(2 * h, 0);
-        let (a, b) = scratch.split_at_mut(h);
-        for (acc, list) in [(a, stm), (b, nstm)] {
-            kernels::accumulate(acc, &self.ft_biases, &self.ft_weights, h, list);
-        }
-        self.output(&scratch[..h], &scratch[h..])
+    pub(crate) fn small_out(&self) -> bool {
+        self.small_out
     }
 
     /// Forces the general `i32` output path (tests compare it with the `i16` fast path).

@@ -53,9 +53,10 @@ use chess_rules::Position;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::engine::{Engine, EngineOptions, Limits, SearchResult, StopHandle, TaskRuntime};
+use crate::engine::{Engine, Limits, SearchResult, StopHandle, TaskRuntime};
 use crate::eval::Evaluator;
 use crate::nnue::EVAL_LIMIT;
+use crate::options::EngineOptions;
 
 /// Stack reserved for each task (mapped lazily: untouched pages cost nothing).
 pub const TASK_STACK_BYTES: usize = 16 << 20;

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use chess_rules::Position;
 
-use crate::engine::{Engine, EngineOptions, Limits};
+use crate::engine::{Engine, Limits};
 use crate::nnue::EvalSource;
+use crate::options::EngineOptions;
 
 /// Default bench depth.
 pub const BENCH_DEPTH: u32 = 12;
@@ -124,6 +125,16 @@ mod tests {
             Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         }
         assert!(BENCH_POSITIONS.len() >= 40);
+    }
+
+    /// The bench's node totals at the default depth, with the default network and with the
+    /// hand-written evaluation. A refactor keeps them; a commit that changes search behaviour
+    /// changes them here and gives the new totals in its message.
+    #[test]
+    fn node_totals_are_pinned() {
+        assert_eq!(run(BENCH_DEPTH, |_, _, _| {}).nodes, 2_785_048);
+        let hand = run_with(BENCH_DEPTH, &EvalSource::Hand, |_, _, _| {});
+        assert_eq!(hand.nodes, 2_718_637);
     }
 
     #[test]

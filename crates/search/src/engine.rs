@@ -1,5 +1,5 @@
-//! The engine facade: options, the shared hash table, search threads, and handles to running
-//! searches. Protocol front ends (UCI, the gRPC service) translate their messages into these
+//! The engine facade: the shared hash table, search threads, options applied by name, and
+//! handles to running searches. Protocol front ends (UCI, the gRPC service) translate their messages into these
 //! calls and nothing more.
 
 use std::fmt;
@@ -11,273 +11,16 @@ use chess_rules::{Move, Position};
 
 use crate::eval::Evaluator;
 use crate::nnue::EvalSource;
+use crate::options::{EngineOption, EngineOptions, OptionError};
 use crate::params::Params;
-use crate::score::Score;
-use crate::search::{Control, Searcher, Shared, Worker};
-use crate::timeman::TimeManager;
-use crate::tt::{Bound, TranspositionTable};
+use crate::search::{Control, Searcher, Shared, TimeManager, Worker};
+use crate::tt::TranspositionTable;
+
+/// The limit and result types belong to the search; the facade hands them through.
+pub use crate::search::{Info, Limits, Line, SearchResult};
 
 /// Search threads need room for deep recursion (each ply holds a move list on the stack).
 const SEARCH_STACK_BYTES: usize = 64 << 20;
-
-/// Engine settings. The names in [`OPTIONS`] set them by text (as UCI `setoption` does).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineOptions {
-    /// Transposition table size in MiB.
-    pub hash_mb: usize,
-    /// Search threads (Lazy SMP: helpers share the hash table).
-    pub threads: usize,
-    /// Principal variations to report.
-    pub multipv: usize,
-    /// Milliseconds kept in hand per move for GUI and transport lag.
-    pub move_overhead_ms: u64,
-    /// Report win/draw/loss chances (UCI_ShowWDL).
-    pub show_wdl: bool,
-    /// The GUI may send `go ponder` (UCI Ponder); the engine only records it.
-    pub ponder: bool,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hash_mb: 16,
-            threads: 1,
-            multipv: 1,
-            move_overhead_ms: 10,
-            show_wdl: false,
-            ponder: false,
-        }
-    }
-}
-
-/// The kind and range of an option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    Spin {
-        default: i64,
-        min: i64,
-        max: i64,
-    },
-    Check {
-        default: bool,
-    },
-    /// Free text (UCI `type string`).
-    String {
-        default: &'static str,
-    },
-}
-
-/// An option the engine understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OptionSpec {
-    pub name: &'static str,
-    pub kind: OptionKind,
-}
-
-/// Every option, with the UCI name, type, default and range.
-pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "Hash",
-        kind: OptionKind::Spin {
-            default: 16,
-            min: 1,
-            max: 65_536,
-        },
-    },
-    OptionSpec {
-        name: "Threads",
-        kind: OptionKind::Spin {
-            default: 1,
-            min: 1,
-            max: 256,
-        },
-    },
-    OptionSpec {
-        name: "MultiPV",
-        kind: OptionKind::Spin {
-            default: 1,
-            min: 1,
-            max: 256,
-        },
-    },
-    OptionSpec {
-        name: "Move Overhead",
-        kind: OptionKind::Spin {
-            default: 10,
-            min: 0,
-            max: 5_000,
-        },
-    },
-    OptionSpec {
-        name: "UCI_ShowWDL",
-        kind: OptionKind::Check { default: false },
-    },
-    OptionSpec {
-        name: "Ponder",
-        kind: OptionKind::Check { default: false },
-    },
-    // `default` (the embedded trained network), `hand` (the hand-written evaluation) or the
-    // path of a network file.
-    OptionSpec {
-        name: "EvalFile",
-        kind: OptionKind::String { default: "default" },
-    },
-];
-
-/// Why `set_option` refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OptionError {
-    Unknown(String),
-    Invalid {
-        name: &'static str,
-        value: String,
-        expected: String,
-    },
-    /// `EvalFile` named a file that is not a usable network; the evaluation is unchanged.
-    EvalFile {
-        value: String,
-        reason: String,
-    },
-}
-
-impl fmt::Display for OptionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OptionError::Unknown(n) => write!(f, "unknown option {n:?}"),
-            OptionError::Invalid {
-                name,
-                value,
-                expected,
-            } => write!(f, "invalid value {value:?} for {name}: expected {expected}"),
-            OptionError::EvalFile { value, reason } => write!(
-                f,
-                "EvalFile {value:?} not loaded ({reason}); the evaluation is unchanged \
-                 (expected hand, default or the path of a network file)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for OptionError {}
-
-/// What to search and when to stop. Times are milliseconds. With no limit at all the search
-/// runs until stopped.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    pub wtime: Option<u64>,
-    pub btime: Option<u64>,
-    pub winc: Option<u64>,
-    pub binc: Option<u64>,
-    pub movestogo: Option<u32>,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    /// Stop when a mate in this many moves (or fewer) is found.
-    pub mate: Option<u32>,
-    pub movetime: Option<u64>,
-    /// Search until stopped, and do not return before.
-    pub infinite: bool,
-    /// Search on the opponent's time until `ponderhit` (then the clock limits apply) or `stop`.
-    pub ponder: bool,
-    /// Only these root moves (all when empty).
-    pub searchmoves: Vec<Move>,
-}
-
-impl Limits {
-    /// A search to a fixed depth.
-    pub fn depth(depth: u32) -> Limits {
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        }
-    }
-
-    /// A search of a fixed number of milliseconds.
-    pub fn movetime(ms: u64) -> Limits {
-        Limits {
-            movetime: Some(ms),
-            ..Limits::default()
-        }
-    }
-
-    /// A search of (about) a fixed number of nodes.
-    pub fn nodes(nodes: u64) -> Limits {
-        Limits {
-            nodes: Some(nodes),
-            ..Limits::default()
-        }
-    }
-
-    /// True when nothing but `stop` ends the search.
-    fn unlimited(&self) -> bool {
-        self.wtime.is_none()
-            && self.btime.is_none()
-            && self.depth.is_none()
-            && self.nodes.is_none()
-            && self.mate.is_none()
-            && self.movetime.is_none()
-    }
-}
-
-/// One principal variation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// 1 for the best line.
-    pub multipv: usize,
-    /// From the side to move's point of view.
-    pub score: Score,
-    /// Win/draw/loss per mille (see [`Score::wdl`]).
-    pub wdl: (u32, u32, u32),
-    pub depth: u32,
-    pub seldepth: u32,
-    pub nodes: u64,
-    pub nps: u64,
-    pub time_ms: u64,
-    pub pv: Vec<Move>,
-}
-
-impl SearchResult {
-    /// What a deterministic search must reproduce, as text: the best move, then each line's
-    /// depth, score, node count and PV (not its time or speed). Two runs of a single-threaded
-    /// fixed-depth search with the same evaluation give the same fingerprint.
-    pub fn fingerprint(&self) -> String {
-        let mut out = self
-            .best_move
-            .map_or_else(|| "(none)".to_owned(), |m| m.to_string());
-        for l in &self.lines {
-            out.push_str(&format!(
-                " | depth {} score {:?} nodes {} pv",
-                l.depth, l.score, l.nodes
-            ));
-            for m in &l.pv {
-                out.push(' ');
-                out.push_str(&m.to_string());
-            }
-        }
-        out
-    }
-}
-
-/// Progress reported during a search: one line, whether its score is only a bound (aspiration
-/// window failed), and how full the hash table is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    pub line: Line,
-    /// `None` for an exact score; `Some(Bound::Lower)` for a lower bound (fail high), and so on.
-    pub bound: Option<Bound>,
-    /// Per mille.
-    pub hashfull: u32,
-}
-
-/// The outcome of a search.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchResult {
-    /// `None` only when the side to move has no legal move.
-    pub best_move: Option<Move>,
-    /// The expected reply, when known.
-    pub ponder: Option<Move>,
-    /// The principal variations, best first.
-    pub lines: Vec<Line>,
-}
 
 /// Stops a running search, or tells it the ponder move was played; cheap to clone and usable
 /// from any thread.
@@ -469,64 +212,30 @@ impl Engine {
         &self.params
     }
 
-    /// Replaces the tunables (for tuning runs).
-    pub fn set_params(&mut self, params: Params) {
-        self.params = params;
-    }
-
     /// Sets an option by its UCI name (case-insensitive) from text.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
-        let spec = OPTIONS
-            .iter()
-            .find(|o| o.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
+        let option =
+            EngineOption::from_name(name).ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
+        let spec = option.spec();
         let value = value.trim();
-        match spec.kind {
-            OptionKind::Spin { min, max, .. } => {
-                let v: i64 = value
-                    .parse()
-                    .ok()
-                    .filter(|v| (min..=max).contains(v))
-                    .ok_or_else(|| OptionError::Invalid {
-                        name: spec.name,
-                        value: value.to_owned(),
-                        expected: format!("an integer from {min} to {max}"),
-                    })?;
-                let v = v as u64;
-                match spec.name {
-                    "Hash" => {
-                        self.stop_previous();
-                        self.options.hash_mb = v as usize;
-                        self.tt = Arc::new(TranspositionTable::new(v as usize));
-                    }
-                    "Threads" => {
-                        self.stop_previous();
-                        self.options.threads = v as usize;
-                        self.workers = Arc::new(make_workers(v as usize, &self.eval_factory));
-                    }
-                    "MultiPV" => self.options.multipv = v as usize,
-                    _ => self.options.move_overhead_ms = v,
-                }
+        match option {
+            EngineOption::Hash => {
+                let mb = spec.spin(value)? as usize;
+                self.stop_previous();
+                self.options.hash_mb = mb;
+                self.tt = Arc::new(TranspositionTable::new(mb));
             }
-            OptionKind::Check { .. } => {
-                let v = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => {
-                        return Err(OptionError::Invalid {
-                            name: spec.name,
-                            value: value.to_owned(),
-                            expected: "true or false".to_owned(),
-                        });
-                    }
-                };
-                match spec.name {
-                    "UCI_ShowWDL" => self.options.show_wdl = v,
-                    _ => self.options.ponder = v,
-                }
+            EngineOption::Threads => {
+                let threads = spec.spin(value)? as usize;
+                self.stop_previous();
+                self.options.threads = threads;
+                self.workers = Arc::new(make_workers(threads, &self.eval_factory));
             }
-            OptionKind::String { .. } => {
-                // EvalFile, the only text option.
+            EngineOption::MultiPv => self.options.multipv = spec.spin(value)? as usize,
+            EngineOption::MoveOverhead => self.options.move_overhead_ms = spec.spin(value)? as u64,
+            EngineOption::ShowWdl => self.options.show_wdl = spec.check(value)?,
+            EngineOption::Ponder => self.options.ponder = spec.check(value)?,
+            EngineOption::EvalFile => {
                 let source = EvalSource::from_option(value).map_err(|e| OptionError::EvalFile {
                     value: value.to_owned(),
                     reason: e.to_string(),
@@ -726,4 +435,49 @@ fn run_search(
         shared.control.stop.store(true, Relaxed);
         result
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{OPTIONS, OptionKind};
+
+    /// An option's stated default as `setoption` text.
+    fn default_text(kind: OptionKind) -> String {
+        match kind {
+            OptionKind::Spin { default, .. } => default.to_string(),
+            OptionKind::Check { default } => default.to_string(),
+            OptionKind::String { default } => default.to_owned(),
+        }
+    }
+
+    /// `OPTIONS` states the defaults of `EngineOptions::default()`: setting every option to its
+    /// stated default, starting from options that differ in every field, gives exactly
+    /// `EngineOptions::default()` (and `EvalFile` the default evaluation).
+    #[test]
+    fn option_defaults_are_the_engine_options_default() {
+        let changed = EngineOptions {
+            hash_mb: 2,
+            threads: 2,
+            multipv: 3,
+            move_overhead_ms: 99,
+            show_wdl: true,
+            ponder: true,
+        };
+        let mut engine = Engine::with_source(changed.clone(), EvalSource::Hand);
+        assert_eq!(engine.options(), &changed);
+        for spec in OPTIONS {
+            let text = default_text(spec.kind);
+            engine
+                .set_option(spec.name, &text)
+                .unwrap_or_else(|e| panic!("{} {text:?}: {e}", spec.name));
+        }
+        assert_eq!(engine.options(), &EngineOptions::default());
+        let (EvalSource::Network(ours), EvalSource::Network(default)) =
+            (engine.eval_source(), EvalSource::default())
+        else {
+            panic!("EvalFile's default is not the default network");
+        };
+        assert_eq!(ours.file_name(), default.file_name());
+    }
 }

@@ -6,14 +6,13 @@
 //! knowledge. A neural network plugs in by implementing the same trait (see
 //! [`crate::NnueEval`]), using its incremental hooks to follow the search move by move.
 
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
-
 use chess_rules::{
     Bitboard, Color, Move, Position, Role, Square, bishop_attacks, king_attacks, knight_attacks,
     pawn_attacks, rook_attacks,
 };
 
 use crate::params::EvalParams;
+use crate::score::S;
 
 /// A static evaluation function.
 ///
@@ -70,67 +69,6 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
     }
     fn on_unmake(&mut self) {
         (**self).on_unmake();
-    }
-}
-
-/// A middlegame/endgame pair of scores.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct S {
-    pub mg: i32,
-    pub eg: i32,
-}
-
-impl S {
-    pub const ZERO: S = S { mg: 0, eg: 0 };
-
-    pub const fn new(mg: i32, eg: i32) -> S {
-        S { mg, eg }
-    }
-}
-
-impl Add for S {
-    type Output = S;
-    #[inline]
-    fn add(self, o: S) -> S {
-        S::new(self.mg + o.mg, self.eg + o.eg)
-    }
-}
-
-impl Sub for S {
-    type Output = S;
-    #[inline]
-    fn sub(self, o: S) -> S {
-        S::new(self.mg - o.mg, self.eg - o.eg)
-    }
-}
-
-impl AddAssign for S {
-    #[inline]
-    fn add_assign(&mut self, o: S) {
-        *self = *self + o;
-    }
-}
-
-impl SubAssign for S {
-    #[inline]
-    fn sub_assign(&mut self, o: S) {
-        *self = *self - o;
-    }
-}
-
-impl Neg for S {
-    type Output = S;
-    #[inline]
-    fn neg(self) -> S {
-        S::new(-self.mg, -self.eg)
-    }
-}
-
-impl Mul<i32> for S {
-    type Output = S;
-    #[inline]
-    fn mul(self, k: i32) -> S {
-        S::new(self.mg * k, self.eg * k)
     }
 }
 

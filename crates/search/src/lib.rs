@@ -32,22 +32,20 @@ mod eval;
 mod history;
 mod movepick;
 mod nnue;
+mod options;
 mod params;
 mod rng;
 mod score;
 mod search;
 mod see;
-mod timeman;
 mod tt;
 
-pub use engine::{
-    Engine, EngineOptions, Info, Limits, Line, OPTIONS, OptionError, OptionKind, OptionSpec,
-    SearchHandle, SearchResult, StopHandle, TaskRuntime,
-};
-pub use eval::{Evaluator, HandEval, S};
+pub use engine::{Engine, Info, Limits, Line, SearchHandle, SearchResult, StopHandle, TaskRuntime};
+pub use eval::{Evaluator, HandEval};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
+pub use options::{EngineOption, EngineOptions, OPTIONS, OptionError, OptionKind, OptionSpec};
 pub use params::{EvalParams, Params};
 pub use rng::SplitMix64;
-pub use score::{MAX_PLY, Score};
+pub use score::{MAX_PLY, S, Score};
 pub use see::{SEE_VALUE, see, see_ge};
 pub use tt::{Bound, TranspositionTable, TtEntry, score_from_tt, score_to_tt};

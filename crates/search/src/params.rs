@@ -3,7 +3,7 @@
 //! Scores are centipawns. A search change that moves a default changes the bench node total;
 //! say so in the commit message.
 
-use crate::eval::S;
+use crate::score::S;
 
 /// Search and evaluation tunables. [`Params::default`] holds the values the engine plays with.
 #[derive(Clone, Debug, PartialEq)]

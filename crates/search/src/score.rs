@@ -1,6 +1,8 @@
-//! Search scores: the internal integer scale, mate encoding and the win/draw/loss model.
+//! Scores: the search's internal integer scale, mate encoding and the win/draw/loss model, and
+//! the middlegame/endgame pair [`S`] that the evaluation and its parameters are written in.
 
 use std::fmt;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// The deepest ply the search reaches (extensions included).
 pub const MAX_PLY: usize = 128;
@@ -92,6 +94,67 @@ impl fmt::Display for Score {
             Score::Cp(cp) => write!(f, "cp {cp}"),
             Score::Mate(n) => write!(f, "mate {n}"),
         }
+    }
+}
+
+/// A middlegame/endgame pair of scores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct S {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl S {
+    pub const ZERO: S = S { mg: 0, eg: 0 };
+
+    pub const fn new(mg: i32, eg: i32) -> S {
+        S { mg, eg }
+    }
+}
+
+impl Add for S {
+    type Output = S;
+    #[inline]
+    fn add(self, o: S) -> S {
+        S::new(self.mg + o.mg, self.eg + o.eg)
+    }
+}
+
+impl Sub for S {
+    type Output = S;
+    #[inline]
+    fn sub(self, o: S) -> S {
+        S::new(self.mg - o.mg, self.eg - o.eg)
+    }
+}
+
+impl AddAssign for S {
+    #[inline]
+    fn add_assign(&mut self, o: S) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for S {
+    #[inline]
+    fn sub_assign(&mut self, o: S) {
+        *self = *self - o;
+    }
+}
+
+impl Neg for S {
+    type Output = S;
+    #[inline]
+    fn neg(self) -> S {
+        S::new(-self.mg, -self.eg)
+    }
+}
+
+impl Mul<i32> for S {
+    type Output = S;
+    #[inline]
+    fn mul(self, k: i32) -> S {
+        S::new(self.mg * k, self.eg * k)
     }
 }
 

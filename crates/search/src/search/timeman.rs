@@ -8,7 +8,7 @@
 
 use chess_rules::Color;
 
-use crate::Limits;
+use super::limits::Limits;
 use crate::params::Params;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

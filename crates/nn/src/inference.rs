@@ -1,0 +1,56 @@
+//! Inference: the output layer on a pair of accumulators, and whole positions evaluated from
+//! scratch or from feature lists, with the arithmetic [`Network`] documents (every backend
+//! reproduces it bit for bit). The weights and their file are `network.rs`; the first layer's
+//! incremental state is `accumulator.rs`.
+
+use chess_rules::{Color, Position};
+
+use crate::accumulator::Accumulator;
+use crate::kernels;
+use crate::network::Network;
+
+impl Network {
+    /// The output layer on two accumulators (each `H` values): centipawns for the side to
+    /// move, exactly as the type documentation defines it.
+    pub fn output(&self, stm: &[i16], nstm: &[i16]) -> i32 {
+        let h = self.hidden();
+        assert!(
+            stm.len() == h && nstm.len() == h,
+            "accumulators of {h} values"
+        );
+        let qa = self.qa() as i16;
+        let sum =
+            kernels::screlu_sum(stm, &self.out_weights()[..h], qa, self.small_out()).wrapping_add(
+                kernels::screlu_sum(nstm, &self.out_weights()[h..], qa, self.small_out()),
+            );
+        (sum / self.qa())
+            .wrapping_add(self.out_bias())
+            .wrapping_mul(self.scale())
+            / (self.qa() * self.qb())
+    }
+
+    /// Evaluates from an accumulator pair kept for the position with `stm` to move.
+    #[inline]
+    pub fn evaluate_accumulator(&self, acc: &Accumulator, stm: Color) -> i32 {
+        self.output(acc.perspective(stm), acc.perspective(!stm))
+    }
+
+    /// Evaluates a position from scratch (both accumulators refreshed): centipawns for the
+    /// side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let acc = Accumulator::from_position(self, pos);
+        self.evaluate_accumulator(&acc, pos.turn())
+    }
+
+    /// Evaluates a position given as feature lists (side to move's first), as a batch
+    /// backend sees it. `scratch` is reused between calls (resized to `2H`).
+    pub fn evaluate_features(&self, stm: &[u16], nstm: &[u16], scratch: &mut Vec<i16>) -> i32 {
+        let h = self.hidden();
+        scratch.resize(2 * h, 0);
+        let (a, b) = scratch.split_at_mut(h);
+        for (acc, list) in [(a, stm), (b, nstm)] {
+            kernels::accumulate(acc, self.ft_biases(), self.ft_weights(), h, list);
+        }
+        self.output(&scratch[..h], &scratch[h..])
+    }
+}

@@ -1,0 +1,118 @@
+//! Checkpoints: the trainer's whole state (weights, Adam's moments and step, epochs done) in a
+//! file, written after each epoch and read to resume.
+
+use std::path::Path;
+
+use chess_nn::INPUTS;
+
+use super::model::FloatNet;
+use super::optimiser::{Adam, Trainer};
+use crate::Error;
+
+const CKPT_MAGIC: [u8; 4] = *b"CHTC";
+const CKPT_VERSION: u32 = 1;
+
+impl Trainer {
+    /// Checkpoint file: `CHTC`, version u32, hidden u32, epochs done u32, Adam step u64,
+    /// then the weights, Adam's first and second moments (each `ft_w, ft_b, out_w, out_b`)
+    /// as little-endian f32.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = CKPT_MAGIC.to_vec();
+        out.extend_from_slice(&CKPT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(self.net.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&self.epoch.to_le_bytes());
+        out.extend_from_slice(&self.adam.step.to_le_bytes());
+        for net in [&self.net, &self.adam.m, &self.adam.v] {
+            for arr in net.arrays() {
+                arr.iter()
+                    .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            }
+            out.extend_from_slice(&net.out_b.to_le_bytes());
+        }
+        out
+    }
+
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Trainer, Error> {
+        let bad = |what: String| Error::Format {
+            path: path.to_owned(),
+            what,
+        };
+        if bytes.len() < 24 || bytes[..4] != CKPT_MAGIC {
+            return Err(bad("not a chess-train checkpoint".into()));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+        if u32_at(4) != CKPT_VERSION {
+            return Err(bad(format!(
+                "checkpoint version {}, expected {CKPT_VERSION}",
+                u32_at(4)
+            )));
+        }
+        let hidden = u32_at(8) as usize;
+        let epoch = u32_at(12);
+        let step = u64::from_le_bytes(bytes[16..24].try_into().unwrap());
+        let per_net = INPUTS * hidden + hidden + 2 * hidden + 1;
+        let expected = 24 + 3 * 4 * per_net;
+        if bytes.len() != expected {
+            return Err(bad(format!(
+                "checkpoint of {} bytes, expected {expected} for hidden size {hidden}",
+                bytes.len()
+            )));
+        }
+        let mut floats = bytes[24..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()));
+        let mut take = |n: usize| floats.by_ref().take(n).collect::<Vec<f32>>();
+        let mut nets = Vec::new();
+        for _ in 0..3 {
+            nets.push(FloatNet {
+                hidden,
+                ft_w: take(INPUTS * hidden),
+                ft_b: take(hidden),
+                out_w: take(2 * hidden),
+                out_b: take(1)[0],
+            });
+        }
+        let v = nets.pop().unwrap();
+        let m = nets.pop().unwrap();
+        let net = nets.pop().unwrap();
+        Ok(Trainer {
+            net,
+            adam: Adam { m, v, step },
+            epoch,
+        })
+    }
+}
+
+/// Reads the checkpoint at `path`.
+pub(super) fn load(path: &Path) -> Result<Trainer, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Trainer::from_bytes(path, &bytes)
+}
+
+/// Writes `trainer` to `path`.
+pub(super) fn save(path: &Path, trainer: &Trainer) -> Result<(), Error> {
+    // Write beside and rename, so an interruption never leaves half a checkpoint.
+    let tmp = path.with_extension("tmp");
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    std::fs::write(&tmp, trainer.to_bytes()).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoint_round_trip() {
+        let t = Trainer::new(16, 1);
+        let back = Trainer::from_bytes(Path::new("c"), &t.to_bytes()).unwrap();
+        assert_eq!(back.net, t.net);
+        assert_eq!(back.epoch, t.epoch);
+    }
+}

@@ -1,0 +1,182 @@
+//! Float training of the chess-nn shape, `(768 -> H) x 2 -> 1` with SCReLU, on the CPU.
+//!
+//! **Scaling.** The float network's output `y` is in units of [`chess_nn::DEFAULT_SCALE`]
+//! (400) centipawns, side to move's point of view, so the quantised network evaluates to
+//! `400 * y` centipawns. The target is `(1 - wdl) * sigmoid(score / 400) + wdl * result`,
+//! with `score` and `result` (1, 0.5, 0) both from the side to move's point of view, and the
+//! loss is `(sigmoid(y) - target)^2`, averaged over a batch.
+//!
+//! **Sparse.** A position touches only the feature-transformer rows of its (at most 32 per
+//! perspective) active features: forward sums those rows, backward adds into them, and Adam
+//! updates only the rows some position of the batch touched (moments of untouched rows stay
+//! as they are: lazy Adam).
+//!
+//! **Threads.** Each batch is split across `--threads` threads, each summing the gradient of
+//! its share; the sums are added in thread order (so a run is repeatable for a given thread
+//! count) before the Adam step.
+//!
+//! The parts: `dataset.rs` loads the data files (features, targets, mirror images, the
+//! validation split); `model.rs` is the float network and its quantisation; `optimiser.rs`
+//! the gradients and Adam; `checkpoint.rs` the checkpoint file; this file the run loop.
+
+mod checkpoint;
+mod dataset;
+mod model;
+mod optimiser;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use chess_nn::Network;
+
+pub use dataset::{Dataset, load_dataset};
+pub use model::{FT_LIMIT, FloatNet, sigmoid};
+pub use optimiser::Trainer;
+
+use crate::Error;
+use crate::rng::Rng;
+
+/// Settings of a `train` run (also its command line; `chess-train` checks the values).
+#[derive(Clone, Debug, clap::Args)]
+pub struct TrainConfig {
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Neurons per perspective: a multiple of 16 from 16 to 1024.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub epochs: u32,
+    #[arg(long, default_value_t = 0.001)]
+    pub lr: f32,
+    /// Weight of the game result in the target (the rest is the search score).
+    #[arg(long, default_value_t = 0.3)]
+    pub wdl: f32,
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
+    /// Checkpoint written after each epoch and resumed from when present.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads summing each batch's gradient, 1 to 256 (default: the machine's cores).
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, usize::from))]
+    pub threads: usize,
+    /// From this epoch (counted from 0) on, train at a tenth of --lr.
+    #[arg(long)]
+    pub lr_drop: Option<u32>,
+    /// Share of the games held out for a validation loss after every epoch (0: none).
+    #[arg(long, default_value_t = 0.02)]
+    pub validation: f32,
+    /// Also train on each position without castling rights mirrored left to right (files a
+    /// and h swapped). Such a position and its mirror image have the same value under the
+    /// rules, so the copy carries the same target. Validation uses the originals only.
+    #[arg(long)]
+    pub mirror: bool,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct TrainSummary {
+    pub positions: usize,
+    pub file_name: String,
+    pub positions_per_second: f64,
+    pub last_loss: Option<f32>,
+    pub last_validation_loss: Option<f32>,
+}
+
+/// Trains (resuming from the checkpoint when there is one) and writes the network.
+pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
+    let set = load_dataset(&cfg.data, cfg.wdl, cfg.mirror)?;
+    if set.is_empty() {
+        return Err(Error::Usage("the data files hold no positions".into()));
+    }
+    eprintln!(
+        "train: {} positions from {} file(s)",
+        set.len(),
+        cfg.data.len()
+    );
+    let mut trainer = match &cfg.checkpoint {
+        Some(path) if path.exists() => {
+            let t = checkpoint::load(path)?;
+            if t.net.hidden != cfg.hidden {
+                return Err(Error::Usage(format!(
+                    "checkpoint {} has hidden size {}, not {}",
+                    path.display(),
+                    t.net.hidden,
+                    cfg.hidden
+                )));
+            }
+            eprintln!(
+                "train: resuming from {} after epoch {}",
+                path.display(),
+                t.epoch
+            );
+            t
+        }
+        _ => Trainer::new(cfg.hidden, cfg.seed),
+    };
+    let (mut order, held_out) = set.split(cfg.validation);
+    if order.is_empty() {
+        return Err(Error::Usage(
+            "--validation holds out every game: nothing is left to train on".into(),
+        ));
+    }
+    let copies = set.mirrored.iter().filter(|&&m| m).count();
+    if copies > 0 {
+        eprintln!("train: {copies} of them are mirror images (--mirror)");
+    }
+    if !held_out.is_empty() {
+        eprintln!(
+            "train: {} positions for training, {} held out for validation",
+            order.len(),
+            held_out.len()
+        );
+    }
+    let mut trained = 0usize;
+    let mut seconds = 0.0;
+    let mut last_loss = None;
+    let mut last_validation_loss = None;
+    while trainer.epoch < cfg.epochs {
+        // The shuffle depends on the epoch only, so a resumed run sees the same order.
+        let mut rng = Rng::new(cfg.seed ^ u64::from(trainer.epoch).wrapping_mul(0x9E37_79B9));
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let start = Instant::now();
+        let lr = match cfg.lr_drop {
+            Some(e) if trainer.epoch >= e => cfg.lr / 10.0,
+            _ => cfg.lr,
+        };
+        let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads);
+        let secs = start.elapsed().as_secs_f64();
+        trainer.epoch += 1;
+        trained += order.len();
+        seconds += secs;
+        last_loss = Some(loss);
+        let val = (!held_out.is_empty()).then(|| trainer.loss(&set, &held_out));
+        last_validation_loss = val;
+        eprintln!(
+            "train: epoch {}/{} loss {loss:.6}{} lr {lr:.1e} {:.0} positions/s",
+            trainer.epoch,
+            cfg.epochs,
+            val.map_or(String::new(), |v| format!(" val_loss {v:.6}")),
+            order.len() as f64 / secs.max(1e-9)
+        );
+        let _ = std::io::stderr().flush();
+        if let Some(path) = &cfg.checkpoint {
+            checkpoint::save(path, &trainer)?;
+        }
+    }
+    let net = Network::from_parts(trainer.net.quantise()).map_err(Error::Network)?;
+    net.save(&cfg.out).map_err(Error::Network)?;
+    Ok(TrainSummary {
+        positions: set.len(),
+        file_name: net.file_name(),
+        positions_per_second: trained as f64 / f64::max(seconds, 1e-9),
+        last_loss,
+        last_validation_loss,
+    })
+}

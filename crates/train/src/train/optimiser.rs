@@ -1,0 +1,313 @@
+//! The optimiser: each batch's gradient of the squared error, summed by several threads (each
+//! over its share of the batch, sparse in the feature rows it touched), then one lazy Adam step
+//! on the weights and the rows the batch touched.
+
+use chess_nn::INPUTS;
+
+use super::dataset::Dataset;
+use super::model::{FloatNet, output, sigmoid};
+use crate::rng::Rng;
+
+/// Adam with the usual constants.
+#[derive(Clone, Debug)]
+pub(super) struct Adam {
+    pub(super) m: FloatNet,
+    pub(super) v: FloatNet,
+    pub(super) step: u64,
+}
+
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+const EPS: f32 = 1e-8;
+
+fn adam_update(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], lr_t: f32) {
+    for i in 0..w.len() {
+        m[i] = BETA1 * m[i] + (1.0 - BETA1) * g[i];
+        v[i] = BETA2 * v[i] + (1.0 - BETA2) * g[i] * g[i];
+        w[i] -= lr_t * m[i] / (v[i].sqrt() + EPS);
+    }
+}
+
+/// One thread's share of a batch's gradient: sparse in the feature rows it touched.
+struct GradPart {
+    grad: FloatNet,
+    touched: Vec<bool>,
+    touched_list: Vec<u16>,
+    acc: Vec<f32>,
+    loss: f64,
+}
+
+impl GradPart {
+    fn new(h: usize) -> GradPart {
+        GradPart {
+            grad: FloatNet::zeros(h),
+            touched: vec![false; INPUTS],
+            touched_list: Vec::new(),
+            acc: vec![0.0; 2 * h],
+            loss: 0.0,
+        }
+    }
+
+    /// Adds the gradient of the squared error of `idx`'s positions, times `scale`.
+    fn add_batch(&mut self, net: &FloatNet, set: &Dataset, idx: &[u32], scale: f32) {
+        let h = net.hidden;
+        for &i in idx {
+            let (stm, nstm) = set.features(i as usize);
+            net.accumulate(stm, &mut self.acc[..h]);
+            net.accumulate(nstm, &mut self.acc[h..]);
+            let y = output(&self.acc, &net.out_w, net.out_b);
+            let p = sigmoid(y);
+            let err = p - set.targets[i as usize];
+            self.loss += f64::from(err * err);
+            let g = 2.0 * err * p * (1.0 - p) * scale;
+            self.grad.out_b += g;
+            for (side, list) in [(0, stm), (1, nstm)] {
+                let a = &mut self.acc[side * h..][..h];
+                let w = &net.out_w[side * h..][..h];
+                let gw = &mut self.grad.out_w[side * h..][..h];
+                for j in 0..h {
+                    let c = a[j].clamp(0.0, 1.0);
+                    gw[j] += g * c * c;
+                    // a[j] becomes the gradient with respect to the accumulator.
+                    a[j] = if a[j] > 0.0 && a[j] < 1.0 {
+                        2.0 * g * c * w[j]
+                    } else {
+                        0.0
+                    };
+                }
+                self.grad
+                    .ft_b
+                    .iter_mut()
+                    .zip(a.iter())
+                    .for_each(|(b, d)| *b += d);
+                for &f in list {
+                    let f = usize::from(f);
+                    if !self.touched[f] {
+                        self.touched[f] = true;
+                        self.touched_list.push(f as u16);
+                    }
+                    let row = &mut self.grad.ft_w[f * h..][..h];
+                    row.iter_mut().zip(a.iter()).for_each(|(r, d)| *r += d);
+                }
+            }
+        }
+    }
+
+    /// Moves `other`'s sums into this one, leaving `other` zero.
+    fn absorb(&mut self, other: &mut GradPart) {
+        let h = self.grad.hidden;
+        for &f in &other.touched_list {
+            let f = usize::from(f);
+            if !self.touched[f] {
+                self.touched[f] = true;
+                self.touched_list.push(f as u16);
+            }
+            let (src, dst) = (
+                &mut other.grad.ft_w[f * h..][..h],
+                &mut self.grad.ft_w[f * h..][..h],
+            );
+            dst.iter_mut().zip(src.iter()).for_each(|(d, s)| *d += s);
+            src.fill(0.0);
+            other.touched[f] = false;
+        }
+        other.touched_list.clear();
+        for (d, s) in [
+            (&mut self.grad.ft_b, &mut other.grad.ft_b),
+            (&mut self.grad.out_w, &mut other.grad.out_w),
+        ] {
+            d.iter_mut().zip(s.iter()).for_each(|(d, s)| *d += s);
+            s.fill(0.0);
+        }
+        self.grad.out_b += std::mem::take(&mut other.grad.out_b);
+        self.loss += std::mem::take(&mut other.loss);
+    }
+}
+
+/// The state a checkpoint holds.
+#[derive(Clone, Debug)]
+pub struct Trainer {
+    pub net: FloatNet,
+    pub(super) adam: Adam,
+    /// Epochs completed.
+    pub epoch: u32,
+}
+
+impl Trainer {
+    pub fn new(hidden: usize, seed: u64) -> Trainer {
+        Trainer {
+            net: FloatNet::random(hidden, &mut Rng::new(seed)),
+            adam: Adam {
+                m: FloatNet::zeros(hidden),
+                v: FloatNet::zeros(hidden),
+                step: 0,
+            },
+            epoch: 0,
+        }
+    }
+
+    /// One pass over `order`'s positions in batches; returns the mean loss. Each batch is
+    /// split across `threads` threads, each summing the gradient of its share; the sums are
+    /// added (in thread order, so a run is repeatable for a given thread count) before the
+    /// Adam step.
+    pub fn epoch(
+        &mut self,
+        set: &Dataset,
+        order: &[u32],
+        batch: usize,
+        lr: f32,
+        threads: usize,
+    ) -> f32 {
+        let h = self.net.hidden;
+        let threads = threads.max(1);
+        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(h)).collect();
+        let mut total = 0.0f64;
+        for chunk in order.chunks(batch.max(1)) {
+            let scale = 1.0 / chunk.len() as f32;
+            let share = chunk.len().div_ceil(threads);
+            let net = &self.net;
+            if threads == 1 {
+                parts[0].add_batch(net, set, chunk, scale);
+            } else {
+                std::thread::scope(|sc| {
+                    for (part, idx) in parts.iter_mut().zip(chunk.chunks(share)) {
+                        sc.spawn(move || part.add_batch(net, set, idx, scale));
+                    }
+                });
+            }
+            let (first, rest) = parts.split_first_mut().expect("at least one part");
+            for other in rest {
+                first.absorb(other);
+            }
+            total += first.loss;
+            first.loss = 0.0;
+            let GradPart {
+                grad,
+                touched,
+                touched_list,
+                ..
+            } = first;
+            self.step(grad, touched, touched_list, lr);
+        }
+        (total / order.len().max(1) as f64) as f32
+    }
+
+    /// The mean squared error over `idx`'s positions, without training.
+    pub fn loss(&self, set: &Dataset, idx: &[u32]) -> f32 {
+        let h = self.net.hidden;
+        let mut acc = vec![0.0f32; 2 * h];
+        let mut total = 0.0f64;
+        for &i in idx {
+            let (stm, nstm) = set.features(i as usize);
+            self.net.accumulate(stm, &mut acc[..h]);
+            self.net.accumulate(nstm, &mut acc[h..]);
+            let err =
+                sigmoid(output(&acc, &self.net.out_w, self.net.out_b)) - set.targets[i as usize];
+            total += f64::from(err * err);
+        }
+        (total / idx.len().max(1) as f64) as f32
+    }
+
+    fn step(&mut self, grad: &mut FloatNet, touched: &mut [bool], list: &mut Vec<u16>, lr: f32) {
+        let h = self.net.hidden;
+        let a = &mut self.adam;
+        a.step += 1;
+        let t = a.step as i32;
+        let lr_t = lr * (1.0 - BETA2.powi(t)).sqrt() / (1.0 - BETA1.powi(t));
+        for &f in list.iter() {
+            let r = usize::from(f) * h..usize::from(f) * h + h;
+            adam_update(
+                &mut self.net.ft_w[r.clone()],
+                &grad.ft_w[r.clone()],
+                &mut a.m.ft_w[r.clone()],
+                &mut a.v.ft_w[r.clone()],
+                lr_t,
+            );
+            grad.ft_w[r].fill(0.0);
+            touched[usize::from(f)] = false;
+        }
+        list.clear();
+        adam_update(
+            &mut self.net.ft_b,
+            &grad.ft_b,
+            &mut a.m.ft_b,
+            &mut a.v.ft_b,
+            lr_t,
+        );
+        adam_update(
+            &mut self.net.out_w,
+            &grad.out_w,
+            &mut a.m.out_w,
+            &mut a.v.out_w,
+            lr_t,
+        );
+        let (mut b, mut m, mut v) = ([self.net.out_b], [a.m.out_b], [a.v.out_b]);
+        adam_update(&mut b, &[grad.out_b], &mut m, &mut v, lr_t);
+        (self.net.out_b, a.m.out_b, a.v.out_b) = (b[0], m[0], v[0]);
+        grad.ft_b.fill(0.0);
+        grad.out_w.fill(0.0);
+        grad.out_b = 0.0;
+        self.net.clamp();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dataset::toy_set;
+    use super::*;
+
+    #[test]
+    fn validation_holds_out_whole_games() {
+        let mut set = toy_set(1000);
+        set.game_starts = (0..100).map(|g| g * 10).collect();
+        let (train, val) = set.split(0.2);
+        assert_eq!(train.len() + val.len(), 1000);
+        // Whole games: every held-out index's game is held out entirely.
+        assert!(
+            val.len() % 10 == 0 && (100..=300).contains(&val.len()),
+            "{}",
+            val.len()
+        );
+        for v in &val {
+            assert!(!train.contains(v));
+            let start = v - v % 10;
+            assert!((start..start + 10).all(|i| val.contains(&i)));
+        }
+        assert_eq!(set.split(0.0).1, Vec::<u32>::new());
+        // Without game boundaries each position is its own game.
+        set.game_starts.clear();
+        let (_, val) = set.split(0.5);
+        assert!((400..600).contains(&val.len()), "{}", val.len());
+        // The loss without training matches what an epoch starts from.
+        let t = Trainer::new(32, 3);
+        let all: Vec<u32> = (0..1000).collect();
+        let l = t.loss(&set, &all);
+        let mut copy = t.clone();
+        let first = copy.epoch(&set, &all, 1000, 0.0, 1);
+        assert!((l - first).abs() < 1e-6, "{l} {first}");
+    }
+
+    #[test]
+    fn threads_share_a_batch_and_agree_with_one_thread() {
+        let set = toy_set(2000);
+        let order: Vec<u32> = (0..set.len() as u32).collect();
+        let mut one = Trainer::new(32, 3);
+        let mut two = one.clone();
+        let mut losses = Vec::new();
+        for _ in 0..4 {
+            let a = one.epoch(&set, &order, 256, 0.01, 1);
+            let b = two.epoch(&set, &order, 256, 0.01, 2);
+            // Only the order of float additions differs.
+            assert!((a - b).abs() < 1e-4, "{a} {b}");
+            losses.push(a);
+        }
+        assert!(losses[3] < losses[0] * 0.8, "{losses:?}");
+        let max_diff = one
+            .net
+            .ft_w
+            .iter()
+            .zip(&two.net.ft_w)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(max_diff < 1e-3, "{max_diff}");
+    }
+}
