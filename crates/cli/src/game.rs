@@ -17,7 +17,7 @@ use chess_proto::v1::{
     MakeMoveRequest, ResignRequest, RespondToDrawRequest, WatchGameRequest, game_event::Kind,
 };
 use chess_rules::Position;
-use chess_rules_service::timecontrol::TimeControl;
+use chess_rules_service::TimeControl;
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::client::{Client, ClientArgs};

@@ -111,7 +111,8 @@ pub fn run(args: UpArgs) -> CliResult {
         args.search_listen,
         args.web_listen,
     )?;
-    chess_service_kit::init_tracing(LogFormat::Human, &args.log).map_err(CliError::usage)?;
+    chess_service_kit::init_tracing(LogFormat::Human, &args.log)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let mut plan = plan(&args, gateway_addr, rules_addr, search_addr)?;
     plan.gateway.web_listen = Some(web_addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -237,7 +238,9 @@ fn first_line(e: &clap::Error) -> String {
 }
 
 /// A service task's end: its name and what its `run` returned.
-type Ended = (&'static str, Result<(), String>);
+type Ended = (&'static str, ServiceResult);
+/// What a service's `run` returned (each service has its own error type).
+type ServiceResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let Plan {
@@ -257,7 +260,9 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let tx = ended_tx.clone();
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let result = chess_rules_service::run(rules, stop).await;
+        let result = chess_rules_service::run(rules, stop)
+            .await
+            .map_err(Into::into);
         let _ = tx.send(("rules service", result)).await;
     });
     running += 1;
@@ -265,7 +270,9 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let tx = ended_tx.clone();
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let result = chess_search_service::run(search, stop).await;
+        let result = chess_search_service::run(search, stop)
+            .await
+            .map_err(Into::into);
         let _ = tx.send(("search service", result)).await;
     });
     running += 1;
@@ -273,7 +280,7 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let tx = ended_tx;
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let result = chess_gateway::run(gateway, stop).await;
+        let result = chess_gateway::run(gateway, stop).await.map_err(Into::into);
         let _ = tx.send(("gateway", result)).await;
     });
     running += 1;
@@ -343,7 +350,7 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     }
 }
 
-fn ended_text(name: &str, result: Result<(), String>) -> String {
+fn ended_text(name: &str, result: ServiceResult) -> String {
     match result {
         Err(e) => format!("{name}: {e}"),
         Ok(()) => format!("the {name} stopped unexpectedly"),

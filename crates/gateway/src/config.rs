@@ -297,11 +297,16 @@ pub(crate) struct Settings {
     pub web_listen: Option<SocketAddr>,
 }
 
+/// The configuration cannot be used: one line for the operator naming the flag and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub(crate) String);
+
 impl GatewayConfig {
     /// Checks the configuration (reading the API keys file) without starting anything; the
     /// error is one line meant for the operator.
-    pub fn validate(&self) -> Result<(), String> {
-        self.settings().map(|_| ())
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.settings().map(|_| ()).map_err(ConfigError)
     }
 
     pub(crate) fn settings(&self) -> Result<Settings, String> {

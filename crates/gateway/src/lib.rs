@@ -9,9 +9,12 @@
 //! backend call. It also serves gRPC health and reflection (open, for probes and grpcurl),
 //! gRPC-Web over HTTP/1.1 for browsers, gzip, and Prometheus metrics on a separate port.
 //!
+//! Other crates use [`GatewayConfig`] and [`run`] (the binary, `chess up`, the CLI's tests);
+//! the rest is private.
+//!
 //! ```no_run
 //! use clap::Parser;
-//! # async fn example() -> Result<(), String> {
+//! # async fn example() -> Result<(), chess_gateway::Error> {
 //! let config = chess_gateway::GatewayConfig::parse_from(["chess-gateway", "--listen", "127.0.0.1:0"]);
 //! let shutdown = chess_service_kit::Shutdown::new();
 //! shutdown.trigger_on_signal();
@@ -23,6 +26,7 @@
 
 mod auth;
 mod config;
+mod engine_move;
 mod layers;
 mod replicas;
 mod services;
@@ -35,29 +39,40 @@ use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::gateway_service_server::GatewayServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{
-    GrpcMetricsLayer, Metrics, Shutdown, announce, bind, health_and_reflection, serve_metrics,
-};
+use chess_service_kit::{GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding::Gzip;
 use tonic::transport::Server;
 
-pub use config::{AuthMode, BackendCompression, GatewayConfig};
+pub use config::{AuthMode, BackendCompression, ConfigError, GatewayConfig};
 
 use crate::config::Auth;
 use crate::layers::{CorsLayer, OversizeLayer};
 use crate::services::Gateway;
+
+/// Why the gateway could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
 
 /// Room above `--max-pgn-bytes` for the rest of a request message, so a PGN just over the limit
 /// gets the field violation rather than the transport's size error.
 const MESSAGE_SLACK_BYTES: usize = 64 << 10;
 
 const SERVICE_NAME: &str = "gateway";
+const RULES: &str = "chess.v1.RulesService";
+const GAMES: &str = "chess.v1.GameService";
+const GATEWAY: &str = "chess.v1.GatewayService";
+const ANALYSIS: &str = "chess.v1.AnalysisService";
 
 /// Binds, announces (`LISTENING service=gateway grpc=... metrics=...` on stdout), serves until
 /// `shutdown` fires, then stops taking calls and lets the calls in flight finish within the
 /// grace period (`--shutdown-grace-secs`); WatchGame streams end at once with UNAVAILABLE.
-pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String> {
-    let settings = config.settings()?;
+pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error> {
+    let settings = config.settings().map_err(ConfigError)?;
     let metrics = Metrics::new(SERVICE_NAME);
     let gateway = Arc::new(Gateway::new(&settings, &metrics, shutdown.clone()));
     // Names among the search addresses are looked up before the gateway announces itself, so
@@ -87,36 +102,27 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
         .max_decoding_message_size(max_message);
 
     let analysis_available = gateway.search().is_configured();
-    let mut serving = vec![
-        "chess.v1.RulesService",
-        "chess.v1.GameService",
-        "chess.v1.GatewayService",
-    ];
-    if analysis_available {
-        serving.push("chess.v1.AnalysisService");
-    }
-    let (reporter, health, reflection, reflection_alpha) = health_and_reflection(&serving).await?;
-    if !analysis_available {
-        reporter
-            .set_service_status(
-                "chess.v1.AnalysisService",
-                tonic_health::ServingStatus::NotServing,
-            )
-            .await;
-    }
-
-    let bound = bind(settings.listen).await?;
-    let metrics_addr =
-        serve_metrics(settings.metrics_listen, metrics.clone(), shutdown.clone()).await?;
-
+    let (serving, not_serving): (&[&str], &[&str]) = if analysis_available {
+        (&[RULES, GAMES, GATEWAY, ANALYSIS], &[])
+    } else {
+        (&[RULES, GAMES, GATEWAY], &[ANALYSIS])
+    };
+    // The web app's address is bound first, so that a taken port stops the start-up before
+    // the gateway announces itself.
     let web_bound = match settings.web_listen {
-        Some(addr) => Some(bind(addr).await?),
+        Some(addr) => Some(web::bind(addr).await?),
         None => None,
     };
-
-    let routes = tonic::service::Routes::new(health)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
+    let startup = Startup {
+        service: SERVICE_NAME,
+        listen: settings.listen,
+        metrics_listen: settings.metrics_listen,
+        serving,
+        not_serving,
+    };
+    let started = startup.start(&metrics, &shutdown).await?;
+    let routes = started
+        .routes
         .add_service(rules)
         .add_service(games)
         .add_service(analysis)
@@ -138,9 +144,8 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes);
 
-    announce(SERVICE_NAME, bound.addr, metrics_addr);
-    if let Some(web_bound) = &web_bound {
-        web::announce(web_bound.addr);
+    if let Some((addr, _)) = &web_bound {
+        web::announce(*addr);
     }
     tracing::info!(
         auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
@@ -163,19 +168,20 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), String
             tracing::info!("no longer taking calls; letting the calls in flight finish");
         }
     };
-    let grpc = router.serve_with_incoming_shutdown(bound.incoming, stop);
+    let grpc = router.serve_with_incoming_shutdown(started.incoming, stop);
     let web_stop = {
         let shutdown = shutdown.clone();
         async move { shutdown.wait().await }
     };
     let serve = async move {
         match web_bound {
-            Some(web_bound) => {
-                let web = web_router.serve_with_incoming_shutdown(web_bound.incoming, web_stop);
+            Some((_, incoming)) => {
+                let web = web_router.serve_with_incoming_shutdown(incoming, web_stop);
                 tokio::try_join!(grpc, web).map(|_| ())
             }
             None => grpc.await,
         }
     };
-    chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await
+    chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await?;
+    Ok(())
 }

@@ -11,9 +11,10 @@ use clap::Parser;
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = GatewayConfig::parse();
-    if let Err(e) =
-        init_tracing(config.common.log_format, &config.common.log).and_then(|()| config.validate())
-    {
+    let checked = init_tracing(config.common.log_format, &config.common.log)
+        .map_err(|e| e.to_string())
+        .and_then(|()| config.validate().map_err(|e| e.to_string()));
+    if let Err(e) = checked {
         eprintln!("chess-gateway: {e}");
         return ExitCode::from(2);
     }

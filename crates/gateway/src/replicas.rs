@@ -1,23 +1,28 @@
 //! The search replicas: fixed addresses, and names resolved at start and then periodically,
 //! one channel per address. Calls go round-robin over the healthy replicas; a replica whose
 //! call fails with UNAVAILABLE is ejected for a backoff that doubles with each failure, and
-//! comes back once a health check passes.
+//! comes back once a health check passes; a call that fails that way before answering is
+//! retried once on another replica.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_service_kit::{Metrics, Shutdown};
 use futures::future::BoxFuture;
 use http::Uri;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
-use tonic::Status;
+use tonic::codec::Streaming;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Response, Status};
 
 use crate::config::SearchTarget;
-use crate::upstream::Backend;
+use crate::upstream::{Backend, BoxStream, Call, StreamHooks, client, forward, forward_stream};
 
 /// The first ejection's length; each further failure in a row doubles it, up to
 /// [`EJECT_MAX`].
@@ -465,6 +470,89 @@ impl SearchPool {
     /// A call is being retried on another replica.
     pub fn retried(&self) {
         self.stats.retries.inc();
+    }
+
+    /// Forwards an idempotent analysis call to a search replica (round-robin over the healthy
+    /// ones; `gzip` compresses the request). One that fails with UNAVAILABLE before answering
+    /// is ejected and the call is retried once on another replica, within the same deadline.
+    /// Also says which replica answered.
+    pub async fn call<Req: Clone, Resp, Fut>(
+        &self,
+        call: &Call,
+        message: Req,
+        gzip: bool,
+        send: impl Fn(AnalysisServiceClient<Channel>, Request<Req>) -> Fut,
+    ) -> Result<(Arc<Replica>, Response<Resp>), Status>
+    where
+        Fut: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let candidates = self.candidates()?;
+        let mut failed: Vec<(Arc<str>, Status)> = Vec::new();
+        for replica in candidates {
+            let backend = &replica.backend;
+            if call.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(backend.deadline_exceeded());
+            }
+            if !failed.is_empty() {
+                self.retried();
+                tracing::info!(address = %backend.address, "retrying the analysis call on another search replica");
+            }
+            let client = client!(AnalysisServiceClient, backend, gzip);
+            match forward(backend, client, call, message.clone(), &send).await {
+                Err(status) if status.code() == Code::Unavailable => {
+                    self.failed(&replica, &status);
+                    failed.push((backend.address.clone(), status));
+                }
+                Err(status) => return Err(status),
+                Ok(response) => {
+                    self.succeeded(&replica);
+                    return Ok((replica, response));
+                }
+            }
+        }
+        match failed.len() {
+            0 => Err(Status::unavailable("no search replica answered")),
+            // The only replica there is: its own answer, details and all.
+            1 => Err(failed
+                .pop()
+                .map(|(_, status)| status)
+                .unwrap_or_else(|| Status::unavailable("no search replica answered"))),
+            _ => {
+                let tried: Vec<String> = failed
+                    .iter()
+                    .map(|(address, status)| {
+                        if status.message().contains(&**address) {
+                            status.message().to_owned()
+                        } else {
+                            format!("the search service at {address}: {}", status.message())
+                        }
+                    })
+                    .collect();
+                Err(Status::unavailable(format!(
+                    "analysis failed on two search replicas, each UNAVAILABLE: {}",
+                    tried.join("; ")
+                )))
+            }
+        }
+    }
+
+    /// A stream from `replica` (as [`SearchPool::call`] answered) passed through; failing with
+    /// UNAVAILABLE ejects the replica.
+    pub fn stream<T: Send + 'static>(
+        self: &Arc<Self>,
+        response: Response<Streaming<T>>,
+        replica: Arc<Replica>,
+        deadline: Option<Instant>,
+    ) -> Response<BoxStream<T>> {
+        let backend = replica.backend.clone();
+        let pool = self.clone();
+        let hooks = StreamHooks {
+            on_unavailable: Some(Box::new(move |status: &Status| {
+                pool.failed(&replica, status);
+            })),
+            ..StreamHooks::default()
+        };
+        forward_stream(response, &backend, deadline, hooks)
     }
 
     /// Health-checks the ejected replicas whose backoff is over: SERVING brings one back,

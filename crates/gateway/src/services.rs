@@ -1,16 +1,12 @@
 //! The four public services: each call is admitted (key, rate, deadline), checked against the
-//! limits, then forwarded to the backend that owns it. EngineMove is the one call the gateway
-//! composes itself: a game from the rules service, a move from the search service, and that
-//! move played in the game.
+//! limits, then forwarded to the backend that owns it ([`crate::upstream`] sends it on,
+//! [`crate::replicas`] picks the search replica; EngineMove is composed in
+//! [`crate::engine_move`]).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use chess_proto::FieldViolation;
-use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::game_service_server::GameService;
@@ -28,26 +24,18 @@ use chess_proto::v1::{
     ValidateFenResponse, WatchGameRequest, WritePgnRequest, WritePgnResponse,
 };
 use chess_service_kit::{Metrics, Shutdown};
-use futures::Stream;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tonic::codec::{CompressionEncoding, Streaming};
-use tonic::metadata::MetadataMap;
-use tonic::transport::Channel;
 use tonic::{Code, Request, Response, Status};
 
 use crate::auth::Authenticator;
 use crate::config::Settings;
-use crate::replicas::{Replica, SearchPool};
-use crate::upstream::{Backend, incoming_timeout, outgoing, pass_response};
-
-/// Largest response accepted from a backend (a parsed PGN of many games is several times the
-/// size of the text).
-const MAX_BACKEND_MESSAGE: usize = 64 << 20;
-
-/// A forwarded server stream.
-pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+use crate::engine_move::{Backends, engine_move};
+use crate::replicas::SearchPool;
+use crate::upstream::{
+    Backend, BoxStream, Call, StreamHooks, client, forward, forward_stream, incoming_timeout,
+};
 
 /// The gateway's state, shared by all four services.
 #[derive(Debug)]
@@ -71,27 +59,6 @@ struct Stats {
     unauthenticated: Counter,
     rate_limited: Counter,
     watchers: Gauge,
-}
-
-/// An admitted call: its metadata and the deadline to pass on.
-#[derive(Debug)]
-struct Call {
-    metadata: MetadataMap,
-    deadline: Option<Instant>,
-}
-
-/// A generated client with the gateway's settings for backend calls.
-macro_rules! client {
-    ($self:ident, $client:ident, $backend:expr) => {{
-        let client = $client::new($backend.channel.clone())
-            .accept_compressed(CompressionEncoding::Gzip)
-            .max_decoding_message_size(MAX_BACKEND_MESSAGE);
-        if $self.backend_gzip {
-            client.send_compressed(CompressionEncoding::Gzip)
-        } else {
-            client
-        }
-    }};
 }
 
 impl Gateway {
@@ -174,98 +141,6 @@ impl Gateway {
         Ok(())
     }
 
-    /// Sends one call to `backend` and waits for its answer (for a server stream: its
-    /// headers), within the call's deadline. Dropping the returned future (the caller went
-    /// away) drops the backend call, which cancels it there.
-    async fn forward<C, Req, Resp, Fut>(
-        backend: &Backend,
-        client: C,
-        call: &Call,
-        message: Req,
-        send: impl FnOnce(C, Request<Req>) -> Fut,
-    ) -> Result<Response<Resp>, Status>
-    where
-        Fut: Future<Output = Result<Response<Resp>, Status>>,
-    {
-        let request = outgoing(message, &call.metadata, call.deadline);
-        let result = match call.deadline {
-            Some(deadline) => {
-                let deadline = tokio::time::Instant::from_std(deadline);
-                match tokio::time::timeout_at(deadline, send(client, request)).await {
-                    Ok(result) => result,
-                    Err(_) => return Err(backend.deadline_exceeded()),
-                }
-            }
-            None => send(client, request).await,
-        };
-        result
-            .map(pass_response)
-            .map_err(|status| backend.map_error(status, call.deadline))
-    }
-
-    /// Forwards an idempotent analysis call to a search replica (round-robin over the healthy
-    /// ones). One that fails with UNAVAILABLE before answering is ejected and the call is
-    /// retried once on another replica, within the same deadline. Also says which replica
-    /// answered.
-    async fn to_search<Req: Clone, Resp, Fut>(
-        &self,
-        call: &Call,
-        message: Req,
-        send: impl Fn(AnalysisServiceClient<Channel>, Request<Req>) -> Fut,
-    ) -> Result<(Arc<Replica>, Response<Resp>), Status>
-    where
-        Fut: Future<Output = Result<Response<Resp>, Status>>,
-    {
-        let candidates = self.search.candidates()?;
-        let mut failed: Vec<(Arc<str>, Status)> = Vec::new();
-        for replica in candidates {
-            let backend = &replica.backend;
-            if call.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(backend.deadline_exceeded());
-            }
-            if !failed.is_empty() {
-                self.search.retried();
-                tracing::info!(address = %backend.address, "retrying the analysis call on another search replica");
-            }
-            let client = client!(self, AnalysisServiceClient, backend);
-            match Self::forward(backend, client, call, message.clone(), &send).await {
-                Err(status) if status.code() == Code::Unavailable => {
-                    self.search.failed(&replica, &status);
-                    failed.push((backend.address.clone(), status));
-                }
-                Err(status) => return Err(status),
-                Ok(response) => {
-                    self.search.succeeded(&replica);
-                    return Ok((replica, response));
-                }
-            }
-        }
-        match failed.len() {
-            0 => Err(Status::unavailable("no search replica answered")),
-            // The only replica there is: its own answer, details and all.
-            1 => Err(failed
-                .pop()
-                .map(|(_, status)| status)
-                .unwrap_or_else(|| Status::unavailable("no search replica answered"))),
-            _ => {
-                let tried: Vec<String> = failed
-                    .iter()
-                    .map(|(address, status)| {
-                        if status.message().contains(&**address) {
-                            status.message().to_owned()
-                        } else {
-                            format!("the search service at {address}: {}", status.message())
-                        }
-                    })
-                    .collect();
-                Err(Status::unavailable(format!(
-                    "analysis failed on two search replicas, each UNAVAILABLE: {}",
-                    tried.join("; ")
-                )))
-            }
-        }
-    }
-
     fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
         if count > self.max_batch as usize {
             return Err(FieldViolation::new(
@@ -315,112 +190,13 @@ impl Drop for WatchSlot {
     }
 }
 
-/// A backend's server stream passed through: errors mapped like unary ones, and optionally
-/// ended with UNAVAILABLE when the gateway shuts down. Dropping it (the caller went away)
-/// drops the backend stream, which cancels the call there.
-struct Forwarded<T> {
-    inner: Streaming<T>,
-    backend: Backend,
-    /// For a search stream: the pool and replica to eject when the stream fails UNAVAILABLE.
-    replica: Option<(Arc<SearchPool>, Arc<Replica>)>,
-    deadline: Option<Instant>,
-    stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
-    done: bool,
-    _slot: Option<WatchSlot>,
-}
-
-impl<T> Stream for Forwarded<T> {
-    type Item = Result<T, Status>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        if this.done {
-            return Poll::Ready(None);
-        }
-        if let Some(stop) = &mut this.stop
-            && stop.as_mut().poll(cx).is_ready()
-        {
-            this.done = true;
-            return Poll::Ready(Some(Err(Status::unavailable(
-                "the gateway is shutting down; watch again to resume",
-            ))));
-        }
-        match Pin::new(&mut this.inner).poll_next(cx) {
-            Poll::Ready(Some(Err(status))) => {
-                this.done = true;
-                let status = this.backend.map_error(status, this.deadline);
-                if let Some((pool, replica)) = &this.replica
-                    && status.code() == Code::Unavailable
-                {
-                    pool.failed(replica, &status);
-                }
-                Poll::Ready(Some(Err(status)))
-            }
-            Poll::Ready(None) => {
-                this.done = true;
-                Poll::Ready(None)
-            }
-            other => other,
-        }
-    }
-}
-
-impl Gateway {
-    fn stream<T: Send + 'static>(
-        &self,
-        response: Response<Streaming<T>>,
-        backend: &Backend,
-        deadline: Option<Instant>,
-        slot: Option<WatchSlot>,
-    ) -> Response<BoxStream<T>> {
-        self.stream_from(response, backend, None, deadline, slot)
-    }
-
-    fn search_stream<T: Send + 'static>(
-        &self,
-        response: Response<Streaming<T>>,
-        replica: Arc<Replica>,
-        deadline: Option<Instant>,
-    ) -> Response<BoxStream<T>> {
-        let backend = replica.backend.clone();
-        let on_failure = Some((self.search.clone(), replica));
-        self.stream_from(response, &backend, on_failure, deadline, None)
-    }
-
-    fn stream_from<T: Send + 'static>(
-        &self,
-        response: Response<Streaming<T>>,
-        backend: &Backend,
-        replica: Option<(Arc<SearchPool>, Arc<Replica>)>,
-        deadline: Option<Instant>,
-        slot: Option<WatchSlot>,
-    ) -> Response<BoxStream<T>> {
-        let stop = slot.is_some().then(|| {
-            let shutdown = self.shutdown.clone();
-            Box::pin(async move { shutdown.wait().await })
-                as Pin<Box<dyn Future<Output = ()> + Send>>
-        });
-        let (metadata, inner, extensions) = response.into_parts();
-        let stream = Forwarded {
-            inner,
-            backend: backend.clone(),
-            replica,
-            deadline,
-            stop,
-            done: false,
-            _slot: slot,
-        };
-        Response::from_parts(metadata, Box::pin(stream) as BoxStream<T>, extensions)
-    }
-}
-
 /// A unary call to the rules service, after the admission and the given checks.
 macro_rules! rules_call {
     ($self:ident, $request:ident, $client:ident, $method:ident $(, |$m:ident| $check:expr)?) => {{
         let (call, message) = $self.admit(stringify!($method), $request, true)?;
         $( { let $m = &message; $check?; } )?
-        let client = client!($self, $client, $self.rules);
-        Self::forward(&$self.rules, client, &call, message, |mut c, r| async move {
+        let client = client!($client, $self.rules, $self.backend_gzip);
+        forward(&$self.rules, client, &call, message, |mut c, r| async move {
             c.$method(r).await
         })
         .await
@@ -525,12 +301,18 @@ impl GameService for Gateway {
     ) -> Result<Response<Self::WatchGameStream>, Status> {
         let (call, message) = self.admit("watch_game", request, false)?;
         let slot = self.watcher_slot()?;
-        let client = client!(self, GameServiceClient, self.rules);
-        let response = Self::forward(&self.rules, client, &call, message, |mut c, r| async move {
+        let client = client!(GameServiceClient, self.rules, self.backend_gzip);
+        let response = forward(&self.rules, client, &call, message, |mut c, r| async move {
             c.watch_game(r).await
         })
         .await?;
-        Ok(self.stream(response, &self.rules, call.deadline, Some(slot)))
+        let shutdown = self.shutdown.clone();
+        let hooks = StreamHooks {
+            stop: Some(Box::pin(async move { shutdown.wait().await })),
+            hold: Some(Box::new(slot)),
+            ..StreamHooks::default()
+        };
+        Ok(forward_stream(response, &self.rules, call.deadline, hooks))
     }
 
     async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<GameState>, Status> {
@@ -561,7 +343,10 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("analyze", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = self
-            .to_search(&call, message, |mut c, r| async move { c.analyze(r).await })
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
+                c.analyze(r).await
+            })
             .await?;
         Ok(response)
     }
@@ -575,11 +360,12 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("analyze_stream", request, false)?;
         self.check_moves("moves", message.moves.len())?;
         let (replica, response) = self
-            .to_search(&call, message, |mut c, r| async move {
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
                 c.analyze_stream(r).await
             })
             .await?;
-        Ok(self.search_stream(response, replica, call.deadline))
+        Ok(self.search.stream(response, replica, call.deadline))
     }
 
     type AnalyzeBatchStream = BoxStream<AnalyzeBatchResponse>;
@@ -594,11 +380,12 @@ impl AnalysisService for Gateway {
             self.check_moves(&format!("positions[{i}].moves"), position.moves.len())?;
         }
         let (replica, response) = self
-            .to_search(&call, message, |mut c, r| async move {
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
                 c.analyze_batch(r).await
             })
             .await?;
-        Ok(self.search_stream(response, replica, call.deadline))
+        Ok(self.search.stream(response, replica, call.deadline))
     }
 
     async fn best_move(
@@ -608,11 +395,10 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("best_move", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = self
-            .to_search(
-                &call,
-                message,
-                |mut c, r| async move { c.best_move(r).await },
-            )
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
+                c.best_move(r).await
+            })
             .await?;
         Ok(response)
     }
@@ -624,11 +410,10 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("review_game", request, true)?;
         self.check_pgn(&message.pgn)?;
         let (_, response) = self
-            .to_search(
-                &call,
-                message,
-                |mut c, r| async move { c.review_game(r).await },
-            )
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
+                c.review_game(r).await
+            })
             .await?;
         Ok(response)
     }
@@ -640,118 +425,12 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("evaluate_positions", request, true)?;
         self.check_batch("fens", message.fens.len())?;
         let (_, response) = self
-            .to_search(&call, message, |mut c, r| async move {
+            .search
+            .call(&call, message, self.backend_gzip, |mut c, r| async move {
                 c.evaluate_positions(r).await
             })
             .await?;
         Ok(response)
-    }
-}
-
-/// Checks that `text` has the shape of a game id (a UUID, hyphenated or as 32 hex digits) so
-/// a mistyped id fails here with the field named rather than after a trip to the rules service.
-fn check_game_id(text: &str) -> Result<&str, Status> {
-    let id = text.trim();
-    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
-    let groups: Vec<&str> = id.split('-').collect();
-    let shaped = match groups.as_slice() {
-        [simple] => simple.len() == 32 && hex(simple),
-        [a, b, c, d, e] => {
-            [a.len(), b.len(), c.len(), d.len(), e.len()] == [8, 4, 4, 4, 12]
-                && groups.iter().all(|g| hex(g))
-        }
-        _ => false,
-    };
-    if shaped {
-        Ok(id)
-    } else {
-        Err(FieldViolation::new(
-            "game_id",
-            format!("{text:?} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)"),
-        )
-        .into())
-    }
-}
-
-impl Gateway {
-    /// EngineMove: the game from the rules service, the engine's move for it from the search
-    /// service and, with `play`, that move made in the game; all within the caller's deadline.
-    async fn engine_move_call(
-        &self,
-        call: &Call,
-        message: EngineMoveRequest,
-    ) -> Result<EngineMoveResponse, Status> {
-        let game_id = check_game_id(&message.game_id)?.to_owned();
-        let client = client!(self, GameServiceClient, self.rules);
-        let get = GetGameRequest {
-            game_id: game_id.clone(),
-        };
-        let game = Self::forward(&self.rules, client, call, get, |mut c, r| async move {
-            c.get_game(r).await
-        })
-        .await?
-        .into_inner();
-        if let Some(outcome) = &game.outcome {
-            let how = if outcome.description.is_empty() {
-                &outcome.pgn_result
-            } else {
-                &outcome.description
-            };
-            return Err(Status::failed_precondition(format!(
-                "game {game_id} is over ({how}): there is no move to make"
-            )));
-        }
-        let search = BestMoveRequest {
-            fen: game.start_fen.clone(),
-            moves: game
-                .moves
-                .iter()
-                .map(|played| {
-                    played
-                        .r#move
-                        .as_ref()
-                        .map(|m| m.uci.clone())
-                        .unwrap_or_default()
-                })
-                .collect(),
-            strength: message.strength,
-            limits: message.limits,
-        };
-        let (_, engine) = self
-            .to_search(call, search, |mut c, r| async move { c.best_move(r).await })
-            .await?;
-        let engine = engine.into_inner();
-        if !message.play {
-            return Ok(EngineMoveResponse {
-                engine: Some(engine),
-                game: Some(game),
-            });
-        }
-        let uci = engine
-            .best_move
-            .as_ref()
-            .map(|m| m.uci.clone())
-            .filter(|uci| !uci.is_empty())
-            .ok_or_else(|| {
-                Status::internal("the search service answered BestMove without a move")
-            })?;
-        let play = MakeMoveRequest {
-            game_id,
-            r#move: uci,
-            side: game.turn,
-            expected_ply: Some(game.ply),
-            offer_draw: false,
-        };
-        let client = client!(self, GameServiceClient, self.rules);
-        let after = Self::forward(&self.rules, client, call, play, |mut c, r| async move {
-            c.make_move(r).await
-        })
-        .await?
-        .into_inner();
-        Ok(EngineMoveResponse {
-            engine: Some(engine),
-            game: Some(after),
-        })
     }
 }
 
@@ -803,8 +482,11 @@ impl GatewayService for Gateway {
         request: Request<EngineMoveRequest>,
     ) -> Result<Response<EngineMoveResponse>, Status> {
         let (call, message) = self.admit("engine_move", request, true)?;
-        self.engine_move_call(&call, message)
-            .await
-            .map(Response::new)
+        let to = Backends {
+            rules: &self.rules,
+            search: &self.search,
+            gzip: self.backend_gzip,
+        };
+        engine_move(to, &call, message).await.map(Response::new)
     }
 }

@@ -1,4 +1,5 @@
-//! Backends: lazily connected channels, deadlines, metadata and error pass-through.
+//! Backends and forwarding: lazily connected channels, a call sent on within its deadline,
+//! server streams passed through, metadata and errors passed back.
 
 use std::error::Error as _;
 use std::fmt;
@@ -8,9 +9,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use futures::Stream;
 use http::{HeaderMap, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+use tonic::codec::Streaming;
 use tonic::metadata::MetadataMap;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Request, Response, Status};
@@ -22,6 +25,35 @@ use tonic_health::pb::health_client::HealthClient;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long ServerInfo waits for a backend's health answer.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+/// Largest response accepted from a backend (a parsed PGN of many games is several times the
+/// size of the text).
+pub(crate) const MAX_BACKEND_MESSAGE: usize = 64 << 20;
+
+/// A forwarded server stream.
+pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+/// An admitted call: its metadata and the deadline to pass on.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub metadata: MetadataMap,
+    pub deadline: Option<Instant>,
+}
+
+/// A generated client of `$backend` with the gateway's settings for backend calls: gzip
+/// answers accepted, requests gzipped when `$gzip` (`--backend-compression gzip`).
+macro_rules! client {
+    ($client:ident, $backend:expr, $gzip:expr) => {{
+        let client = $client::new($backend.channel.clone())
+            .accept_compressed(tonic::codec::CompressionEncoding::Gzip)
+            .max_decoding_message_size($crate::upstream::MAX_BACKEND_MESSAGE);
+        if $gzip {
+            client.send_compressed(tonic::codec::CompressionEncoding::Gzip)
+        } else {
+            client
+        }
+    }};
+}
+pub(crate) use client;
 
 /// One backend address and its channel.
 #[derive(Clone, Debug)]
@@ -118,6 +150,120 @@ impl Backend {
             "deadline exceeded waiting for the {} service at {}",
             self.name, self.address
         ))
+    }
+}
+
+/// Sends one call to `backend` and waits for its answer (for a server stream: its headers),
+/// within the call's deadline. Dropping the returned future (the caller went away) drops the
+/// backend call, which cancels it there.
+pub(crate) async fn forward<C, Req, Resp, Fut>(
+    backend: &Backend,
+    client: C,
+    call: &Call,
+    message: Req,
+    send: impl FnOnce(C, Request<Req>) -> Fut,
+) -> Result<Response<Resp>, Status>
+where
+    Fut: Future<Output = Result<Response<Resp>, Status>>,
+{
+    let request = outgoing(message, &call.metadata, call.deadline);
+    let result = match call.deadline {
+        Some(deadline) => {
+            let deadline = tokio::time::Instant::from_std(deadline);
+            match tokio::time::timeout_at(deadline, send(client, request)).await {
+                Ok(result) => result,
+                Err(_) => return Err(backend.deadline_exceeded()),
+            }
+        }
+        None => send(client, request).await,
+    };
+    result
+        .map(pass_response)
+        .map_err(|status| backend.map_error(status, call.deadline))
+}
+
+/// A future whose completion ends a forwarded stream.
+pub(crate) type StopSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Hears a forwarded stream's UNAVAILABLE failure.
+pub(crate) type OnUnavailable = Box<dyn Fn(&Status) + Send>;
+
+/// What a forwarded stream does besides passing the backend's messages on.
+#[derive(Default)]
+pub(crate) struct StreamHooks {
+    /// Ends the stream with UNAVAILABLE once it resolves (the gateway shutting down).
+    pub stop: Option<StopSignal>,
+    /// Hears the stream's failure when it is UNAVAILABLE (a search replica to eject).
+    pub on_unavailable: Option<OnUnavailable>,
+    /// Held while the stream is open (a `--max-watchers` slot).
+    pub hold: Option<Box<dyn Send>>,
+}
+
+/// A backend's server stream passed through, its errors mapped like unary ones (see
+/// [`StreamHooks`] for the rest). Dropping it (the caller went away) drops the backend stream,
+/// which cancels the call there.
+pub(crate) fn forward_stream<T: Send + 'static>(
+    response: Response<Streaming<T>>,
+    backend: &Backend,
+    deadline: Option<Instant>,
+    hooks: StreamHooks,
+) -> Response<BoxStream<T>> {
+    let (metadata, inner, extensions) = response.into_parts();
+    let stream = Forwarded {
+        inner,
+        backend: backend.clone(),
+        deadline,
+        stop: hooks.stop,
+        on_unavailable: hooks.on_unavailable,
+        _hold: hooks.hold,
+        done: false,
+    };
+    Response::from_parts(metadata, Box::pin(stream) as BoxStream<T>, extensions)
+}
+
+struct Forwarded<T> {
+    inner: Streaming<T>,
+    backend: Backend,
+    deadline: Option<Instant>,
+    stop: Option<StopSignal>,
+    on_unavailable: Option<OnUnavailable>,
+    _hold: Option<Box<dyn Send>>,
+    done: bool,
+}
+
+impl<T> Stream for Forwarded<T> {
+    type Item = Result<T, Status>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if let Some(stop) = &mut this.stop
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            this.done = true;
+            return Poll::Ready(Some(Err(Status::unavailable(
+                "the gateway is shutting down; watch again to resume",
+            ))));
+        }
+        match Pin::new(&mut this.inner).poll_next(cx) {
+            Poll::Ready(Some(Err(status))) => {
+                this.done = true;
+                let status = this.backend.map_error(status, this.deadline);
+                if let Some(on_unavailable) = &this.on_unavailable
+                    && status.code() == Code::Unavailable
+                {
+                    on_unavailable(&status);
+                }
+                Poll::Ready(Some(Err(status)))
+            }
+            Poll::Ready(None) => {
+                this.done = true;
+                Poll::Ready(None)
+            }
+            other => other,
+        }
     }
 }
 

@@ -2,17 +2,20 @@
 //!
 //! The rules service: stateless rules queries (`chess.v1.RulesService`) and durable game
 //! sessions (`chess.v1.GameService`) over gRPC, with health, reflection, Prometheus metrics
-//! and graceful shutdown. Games are event logs in a [`store::GameStore`]; the default store
-//! is an embedded redb file under the data directory, and a move is acknowledged only after
-//! its event is on disk.
+//! and graceful shutdown. Games are event logs in a game store; the default store is an
+//! embedded redb file under the data directory, and a move is acknowledged only after its
+//! event is on disk.
+//!
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`) and [`TimeControl`] (the
+//! CLI shows a game's time control as the service writes it); the rest is private.
 
 #![forbid(unsafe_code)]
 
-pub mod games_api;
-pub mod rules_api;
-pub mod session;
-pub mod store;
-pub mod timecontrol;
+mod games_api;
+mod rules_api;
+mod session;
+mod store;
+mod timecontrol;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,8 +24,24 @@ use std::time::Duration;
 
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{CommonArgs, GrpcMetricsLayer, Metrics, Shutdown};
+use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+pub use timecontrol::TimeControl;
+
+/// Why the service could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
 
 /// A game's id: a random UUID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,7 +81,7 @@ impl std::str::FromStr for GameId {
 /// Request limits the service enforces itself (the gateway enforces its own, usually
 /// tighter, in front).
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_moves: usize,
     pub max_pgn_bytes: usize,
     pub max_games: usize,
@@ -119,7 +138,7 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Limits {
             max_moves: self.max_moves,
             max_pgn_bytes: self.max_pgn_bytes,
@@ -130,18 +149,16 @@ impl Config {
 }
 
 /// Opens the store the configuration names.
-pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> {
+fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error> {
     match config.store {
         StoreKind::Memory => Ok(Arc::new(store::MemoryStore::default())),
         StoreKind::Redb => {
-            std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-                format!(
-                    "cannot create data directory {}: {e}",
-                    config.data_dir.display()
-                )
+            std::fs::create_dir_all(&config.data_dir).map_err(|source| Error::DataDir {
+                path: config.data_dir.clone(),
+                source,
             })?;
             let path = config.data_dir.join("games.redb");
-            let store = store::RedbStore::open(&path).map_err(|e| e.to_string())?;
+            let store = store::RedbStore::open(&path)?;
             Ok(Arc::new(store))
         }
     }
@@ -149,26 +166,11 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, String> 
 
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
-pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
+pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let store = open_store(&config)?;
     let metrics = Metrics::new("rules");
     let games = games_api::GamesApi::new(store, config.limits(), shutdown.clone(), &metrics);
     let rules = rules_api::RulesApi::new(config.limits());
-    let (_reporter, health, reflection, reflection_alpha) =
-        chess_service_kit::health_and_reflection(&[
-            "chess.v1.RulesService",
-            "chess.v1.GameService",
-        ])
-        .await?;
-    let bound = chess_service_kit::bind(config.listen).await?;
-    let metrics_addr = chess_service_kit::serve_metrics(
-        config.common.metrics_listen,
-        metrics.clone(),
-        shutdown.clone(),
-    )
-    .await?;
-    chess_service_kit::announce("rules", bound.addr, metrics_addr);
-
     let max_message = config.max_pgn_bytes + (64 << 10);
     let rules = RulesServiceServer::new(rules)
         .accept_compressed(CompressionEncoding::Gzip)
@@ -178,15 +180,21 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip);
 
+    let startup = Startup {
+        service: "rules",
+        listen: config.listen,
+        metrics_listen: config.common.metrics_listen,
+        serving: &["chess.v1.RulesService", "chess.v1.GameService"],
+        not_serving: &[],
+    };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
-        .layer(GrpcMetricsLayer::new(metrics))
-        .add_service(health)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
-        .add_service(rules)
-        .add_service(games)
-        .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
-    chess_service_kit::serve_until_stopped(server, &shutdown, grace).await
+    startup
+        .serve(
+            |routes| routes.add_service(rules).add_service(games),
+            metrics,
+            &shutdown,
+            grace,
+        )
+        .await?;
+    Ok(())
 }

@@ -28,7 +28,7 @@ impl TimeControl {
     /// Reads `5+3`, `0.5+0`, `90+30`, `40/90+30:30+30` (minutes, then seconds).
     ///
     /// ```
-    /// use chess_rules_service::timecontrol::TimeControl;
+    /// use chess_rules_service::TimeControl;
     /// let tc = TimeControl::parse("40/90+30:30+30").unwrap();
     /// assert_eq!(tc.periods.len(), 2);
     /// assert_eq!(tc.periods[0].moves, 40);

@@ -1,5 +1,5 @@
-//! `chess.v1.AnalysisService`: request checks, admission, and the tasks each call runs on the
-//! worker pool.
+//! `chess.v1.AnalysisService`: admission, and the tasks each call runs on the worker pool
+//! (the requests are checked in [`crate::checks`], the answers written in [`crate::wire`]).
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -8,55 +8,24 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use chess_proto::FieldViolation;
-use chess_proto::convert::{move_from_text, move_to_proto, position_from_fen};
+use chess_proto::convert::{move_to_proto, position_from_fen};
 use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
 use chess_search::batched;
-use chess_search::{EvalSource, Limits, Score, SearchResult, SplitMix64, TranspositionTable};
+use chess_search::{EvalSource, Score, SearchResult, SplitMix64, TranspositionTable};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Request, Response, Status};
 
 use crate::Config;
-use crate::jobs::{SearchJob, line_to_proto, response, run_search, score_to_proto, wdl_to_proto};
+use crate::checks::{
+    ApiLimits, BestMoveJob, Default_, check_analyze, check_best_move, check_limits, over_limit,
+};
+use crate::jobs::{SearchJob, run_search};
 use crate::pool::{Cancel, CancelOnDrop, Engines, Pool};
 use crate::review::{PositionValue, build_response};
-use crate::strength::{Level, MAX_ELO, MIN_ELO};
-
-/// The limits the service enforces.
-#[derive(Clone, Debug)]
-pub struct ApiLimits {
-    pub max_depth: u32,
-    pub max_time_ms: u64,
-    pub max_nodes: u64,
-    pub default_time_ms: u64,
-    pub max_multipv: u32,
-    pub max_moves: usize,
-    pub max_batch: usize,
-    pub max_pgn_bytes: usize,
-    pub review_nodes: u64,
-    pub call_parallelism: usize,
-    pub hash_mb: usize,
-}
-
-impl ApiLimits {
-    pub fn from_config(c: &Config) -> ApiLimits {
-        ApiLimits {
-            max_depth: c.max_depth,
-            max_time_ms: c.max_time_ms.max(1),
-            max_nodes: c.max_nodes.max(1),
-            default_time_ms: c.default_time_ms.clamp(1, c.max_time_ms.max(1)),
-            max_multipv: c.max_multipv,
-            max_moves: c.max_moves,
-            max_batch: c.max_batch.max(1),
-            max_pgn_bytes: c.max_pgn_bytes,
-            review_nodes: c.review_nodes.max(1),
-            call_parallelism: c.call_parallelism,
-            hash_mb: c.hash_mb as usize,
-        }
-    }
-}
+use crate::wire::{line_to_proto, response, score_to_proto, wdl_to_proto};
 
 /// The service.
 #[derive(Clone, Debug)]
@@ -85,137 +54,6 @@ fn guarded<T: Send + 'static>(
     guard: CancelOnDrop,
 ) -> ResponseStream<T> {
     Box::pin(Guarded { rx, _guard: guard })
-}
-
-/// A position given as FEN plus moves from it, with the keys of the positions before the last.
-struct Placed {
-    position: Position,
-    history: Vec<u64>,
-    fen: String,
-}
-
-fn place(
-    prefix: &str,
-    fen: &str,
-    moves: &[String],
-    max_moves: usize,
-) -> Result<Placed, FieldViolation> {
-    let mut position = position_from_fen(&format!("{prefix}fen"), fen)?;
-    if moves.len() > max_moves {
-        return Err(FieldViolation::new(
-            format!("{prefix}moves"),
-            format!("{} moves is over the limit of {max_moves}", moves.len()),
-        ));
-    }
-    let mut history = Vec::with_capacity(moves.len());
-    for (i, text) in moves.iter().enumerate() {
-        let m = move_from_text(&format!("{prefix}moves[{i}]"), &position, text, false)?;
-        history.push(position.zobrist());
-        position.play_unchecked(m);
-    }
-    let fen = position.fen();
-    Ok(Placed {
-        position,
-        history,
-        fen,
-    })
-}
-
-/// What a call gets when it sets no limit at all.
-#[derive(Clone, Copy)]
-enum Default_ {
-    Time(u64),
-    Nodes(u64),
-}
-
-fn check_limits(
-    prefix: &str,
-    limits: Option<&v1::SearchLimits>,
-    cfg: &ApiLimits,
-    default: Default_,
-) -> Result<Limits, FieldViolation> {
-    let l = limits.cloned().unwrap_or_default();
-    let field = |name: &str| format!("{prefix}limits.{name}");
-    if l.depth > cfg.max_depth {
-        return Err(FieldViolation::new(
-            field("depth"),
-            format!("depth {} is over the limit of {}", l.depth, cfg.max_depth),
-        ));
-    }
-    if l.nodes > cfg.max_nodes {
-        return Err(FieldViolation::new(
-            field("nodes"),
-            format!("{} nodes is over the limit of {}", l.nodes, cfg.max_nodes),
-        ));
-    }
-    if l.time_ms > cfg.max_time_ms {
-        return Err(FieldViolation::new(
-            field("time_ms"),
-            format!(
-                "{} ms is over the limit of {} ms",
-                l.time_ms, cfg.max_time_ms
-            ),
-        ));
-    }
-    let max_mate = cfg.max_depth.div_ceil(2);
-    if l.mate > max_mate {
-        return Err(FieldViolation::new(
-            field("mate"),
-            format!("mate in {} is over the limit of {max_mate} moves", l.mate),
-        ));
-    }
-    let mut out = Limits {
-        depth: (l.depth > 0).then_some(l.depth),
-        nodes: (l.nodes > 0).then_some(l.nodes),
-        mate: (l.mate > 0).then_some(l.mate),
-        ..Limits::default()
-    };
-    let unset = l.depth == 0 && l.nodes == 0 && l.mate == 0 && l.time_ms == 0;
-    out.movetime = Some(match (l.time_ms, unset, default) {
-        (0, true, Default_::Time(ms)) => ms,
-        (0, true, Default_::Nodes(n)) => {
-            out.nodes = Some(n.min(cfg.max_nodes));
-            cfg.max_time_ms
-        }
-        // Every search ends by the server's time limit, whatever else it asks for.
-        (0, false, _) => cfg.max_time_ms,
-        (ms, _, _) => ms,
-    });
-    Ok(out)
-}
-
-fn check_multipv(prefix: &str, multipv: u32, cfg: &ApiLimits) -> Result<usize, FieldViolation> {
-    if multipv > cfg.max_multipv {
-        return Err(FieldViolation::new(
-            format!("{prefix}multipv"),
-            format!("{multipv} lines is over the limit of {}", cfg.max_multipv),
-        ));
-    }
-    Ok(multipv.max(1) as usize)
-}
-
-fn check_analyze(
-    prefix: &str,
-    req: &v1::AnalyzeRequest,
-    cfg: &ApiLimits,
-) -> Result<(SearchJob, String), FieldViolation> {
-    let placed = place(prefix, &req.fen, &req.moves, cfg.max_moves)?;
-    let limits = check_limits(
-        prefix,
-        req.limits.as_ref(),
-        cfg,
-        Default_::Time(cfg.default_time_ms),
-    )?;
-    let multipv = check_multipv(prefix, req.multipv, cfg)?;
-    Ok((
-        SearchJob {
-            position: placed.position,
-            history: placed.history,
-            limits,
-            multipv,
-        },
-        placed.fen,
-    ))
 }
 
 /// `hand-written`, or the network's file name (which carries its content hash).
@@ -393,14 +231,9 @@ impl AnalysisService for SearchApi {
             return Err(FieldViolation::new("positions", "no positions to analyse").into());
         }
         if n > self.limits.max_batch {
-            return Err(FieldViolation::new(
-                "positions",
-                format!(
-                    "{n} positions is over the limit of {}",
-                    self.limits.max_batch
-                ),
-            )
-            .into());
+            return Err(
+                over_limit("positions", format!("{n} positions"), self.limits.max_batch).into(),
+            );
         }
         let mut work = VecDeque::with_capacity(n);
         for (i, p) in req.positions.iter().enumerate() {
@@ -429,82 +262,12 @@ impl AnalysisService for SearchApi {
         &self,
         request: Request<v1::BestMoveRequest>,
     ) -> Result<Response<v1::BestMoveResponse>, Status> {
-        let req = request.into_inner();
-        let placed = place("", &req.fen, &req.moves, self.limits.max_moves)?;
-        let strength = req.strength.unwrap_or_default();
-        if strength.elo != 0 && !(MIN_ELO..=MAX_ELO).contains(&strength.elo) {
-            return Err(FieldViolation::new(
-                "strength.elo",
-                format!(
-                    "level {} is outside {MIN_ELO}..={MAX_ELO} (0 for full strength)",
-                    strength.elo
-                ),
-            )
-            .into());
-        }
-        if strength.max_depth > self.limits.max_depth {
-            return Err(FieldViolation::new(
-                "strength.max_depth",
-                format!(
-                    "depth {} is over the limit of {}",
-                    strength.max_depth, self.limits.max_depth
-                ),
-            )
-            .into());
-        }
-        if strength.max_nodes > self.limits.max_nodes {
-            return Err(FieldViolation::new(
-                "strength.max_nodes",
-                format!(
-                    "{} nodes is over the limit of {}",
-                    strength.max_nodes, self.limits.max_nodes
-                ),
-            )
-            .into());
-        }
-        let mut limits = check_limits(
-            "",
-            req.limits.as_ref(),
-            &self.limits,
-            Default_::Time(self.limits.default_time_ms),
-        )?;
-        if !placed.position.has_legal_moves() {
-            let what = if placed.position.is_check() {
-                "checkmate"
-            } else {
-                "stalemate"
-            };
-            return Err(Status::failed_precondition(format!(
-                "no move to play: the position is {what} ({})",
-                placed.fen
-            )));
-        }
-        let cap = |current: Option<u64>, cap: u64| match (current, cap) {
-            (c, 0) => c,
-            (None, cap) => Some(cap),
-            (Some(c), cap) => Some(c.min(cap)),
-        };
-        limits.depth =
-            cap(limits.depth.map(u64::from), u64::from(strength.max_depth)).map(|d| d as u32);
-        limits.nodes = cap(limits.nodes, strength.max_nodes);
-        let level = (strength.elo != 0).then(|| Level::new(strength.elo));
-        let mut multipv = 1;
-        if let Some(level) = level {
-            limits.nodes = cap(limits.nodes, level.nodes);
-            limits.depth =
-                cap(limits.depth.map(u64::from), u64::from(level.depth)).map(|d| d as u32);
-            multipv = level.lines;
-        }
-        let seed = match strength.seed {
-            0 => SplitMix64::random_seed(),
-            s => s,
-        };
-        let job = SearchJob {
-            position: placed.position,
-            history: placed.history,
-            limits,
-            multipv,
-        };
+        let BestMoveJob {
+            job,
+            level,
+            seed,
+            elo,
+        } = check_best_move(request.get_ref(), &self.limits)?;
         let (job, result) = self.search_once(job, level.is_some()).await?;
         let lines = &result.lines;
         let pos = &job.position;
@@ -532,7 +295,7 @@ impl AnalysisService for SearchApi {
             best_move: Some(move_to_proto(pos, best)),
             line,
             strongest_move: Some(move_to_proto(pos, strongest)),
-            elo: strength.elo,
+            elo,
         }))
     }
 
@@ -542,13 +305,10 @@ impl AnalysisService for SearchApi {
     ) -> Result<Response<v1::ReviewGameResponse>, Status> {
         let req = request.into_inner();
         if req.pgn.len() > self.limits.max_pgn_bytes {
-            return Err(FieldViolation::new(
+            return Err(over_limit(
                 "pgn",
-                format!(
-                    "{} bytes is over the limit of {} bytes",
-                    req.pgn.len(),
-                    self.limits.max_pgn_bytes
-                ),
+                format!("{} bytes", req.pgn.len()),
+                format!("{} bytes", self.limits.max_pgn_bytes),
             )
             .into());
         }
@@ -574,13 +334,10 @@ impl AnalysisService for SearchApi {
             return Err(FieldViolation::new("pgn", "the game has no moves to review").into());
         }
         if moves.len() > self.limits.max_moves {
-            return Err(FieldViolation::new(
+            return Err(over_limit(
                 "pgn",
-                format!(
-                    "{} plies is over the limit of {}",
-                    moves.len(),
-                    self.limits.max_moves
-                ),
+                format!("{} plies", moves.len()),
+                self.limits.max_moves,
             )
             .into());
         }
@@ -665,13 +422,10 @@ impl AnalysisService for SearchApi {
             return Err(FieldViolation::new("fens", "no positions to evaluate").into());
         }
         if req.fens.len() > self.limits.max_batch {
-            return Err(FieldViolation::new(
+            return Err(over_limit(
                 "fens",
-                format!(
-                    "{} positions is over the limit of {}",
-                    req.fens.len(),
-                    self.limits.max_batch
-                ),
+                format!("{} positions", req.fens.len()),
+                self.limits.max_batch,
             )
             .into());
         }

@@ -1,12 +1,10 @@
-//! One search on a worker's engine, and the conversions of its lines to the wire.
+//! One search on a worker's engine.
 
 use std::time::Instant;
 
-use chess_proto::convert::move_to_proto;
-use chess_proto::v1;
 use chess_rules::Position;
 use chess_search::batched;
-use chess_search::{Engine, Limits, Line, Score, SearchResult, StopHandle};
+use chess_search::{Engine, Limits, Line, SearchResult, StopHandle};
 
 use crate::pool::{Cancel, SearchMetrics};
 
@@ -94,77 +92,4 @@ where
         }
     }
     Searched { result, cancelled }
-}
-
-pub fn score_to_proto(score: Score) -> v1::Score {
-    v1::Score {
-        value: Some(match score {
-            Score::Cp(cp) => v1::score::Value::Centipawns(cp),
-            Score::Mate(n) => v1::score::Value::MateIn(n),
-        }),
-    }
-}
-
-pub fn wdl_to_proto((win, draw, loss): (u32, u32, u32)) -> v1::Wdl {
-    v1::Wdl { win, draw, loss }
-}
-
-/// The moves of a principal variation in every notation, played out from `pos`. A PV move
-/// that is not legal where it stands (which a sound search never produces) ends the line.
-pub fn pv_to_proto(pos: &Position, pv: &[chess_rules::Move]) -> Vec<v1::Move> {
-    let mut pos = pos.clone();
-    let mut out = Vec::with_capacity(pv.len());
-    for &m in pv {
-        if !pos.is_legal(m) {
-            break;
-        }
-        out.push(move_to_proto(&pos, m));
-        pos.play_unchecked(m);
-    }
-    out
-}
-
-pub fn line_to_proto(pos: &Position, line: &Line) -> v1::AnalysisLine {
-    v1::AnalysisLine {
-        multipv: line.multipv as u32,
-        score: Some(score_to_proto(line.score)),
-        wdl: Some(wdl_to_proto(line.wdl)),
-        depth: line.depth,
-        seldepth: line.seldepth,
-        pv: pv_to_proto(pos, &line.pv),
-        nodes: line.nodes,
-        nps: line.nps,
-        time_ms: line.time_ms,
-    }
-}
-
-/// One analysis message: the lines of a depth (`done` false) or the final result.
-pub fn response(pos: &Position, fen: &str, lines: &[Line], done: bool) -> v1::AnalyzeResponse {
-    let best = lines
-        .first()
-        .and_then(|l| l.pv.first())
-        .filter(|m| pos.is_legal(**m))
-        .map(|&m| move_to_proto(pos, m));
-    v1::AnalyzeResponse {
-        fen: fen.to_owned(),
-        lines: lines.iter().map(|l| line_to_proto(pos, l)).collect(),
-        best_move: best,
-        done,
-    }
-}
-
-/// A score as one number for comparisons: centipawns, with mates beyond any centipawn value
-/// (a nearer mate is better, a farther mate against is better).
-pub fn score_value(score: Score) -> i32 {
-    match score {
-        Score::Cp(cp) => cp,
-        Score::Mate(n) if n > 0 => 100_000 - n,
-        Score::Mate(n) => -100_000 - n,
-    }
-}
-
-/// Expected score (win 1, draw 1/2) from the engine's win/draw/loss model.
-pub fn expected_score(score: Score) -> f64 {
-    let (w, d, _) = score.wdl();
-    (f64::from(w) + f64::from(d) / 2.0) / 1000.0
 }

@@ -7,24 +7,45 @@
 //! Searches run on a fixed pool of worker threads behind a bounded admission gate: a call
 //! that finds every search slot busy and the queue full gets `RESOURCE_EXHAUSTED` at once.
 //! With a batched backend (`--backend cpu-batched|gpu`) each worker runs many searches as
-//! coroutines and evaluates their leaves in batches (see [`pool`]). A call
+//! coroutines and evaluates their leaves in batches (see `pool.rs`). A call
 //! that goes away (client gone, deadline passed) stops its searches within milliseconds.
 //! Every limit is checked, and bad input gets `INVALID_ARGUMENT` naming the field.
+//!
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`); the rest is private.
 
 #![forbid(unsafe_code)]
 
-pub mod api;
-pub mod jobs;
-pub mod pool;
-pub mod review;
-pub mod strength;
+mod api;
+mod checks;
+mod jobs;
+mod pool;
+mod review;
+mod strength;
+mod wire;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
-use chess_service_kit::{CommonArgs, GrpcMetricsLayer, Metrics, Shutdown};
+use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
+
+pub use pool::Backend;
+
+/// Why the service could not start, or stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `--eval-file` names no evaluation this service can load.
+    #[error("--eval-file {option:?}: {source}")]
+    EvalFile {
+        option: String,
+        source: chess_nn::NetworkError,
+    },
+    #[error(transparent)]
+    Pool(#[from] pool::StartError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
 
 /// Configuration: flags with `CHESS_SEARCH_*` environment fallbacks.
 #[derive(Clone, Debug, clap::Parser)]
@@ -105,8 +126,8 @@ pub struct Config {
     /// to the CPU with a warning when no GPU can run it). The batched backends need a network
     /// (`--eval-file`). `cpu` is the default because it is the fastest on machines without a
     /// GPU (docs/network.md has the measurements).
-    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = pool::Backend::Cpu)]
-    pub backend: pool::Backend,
+    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
 
     /// Batched backends: searches each worker runs at once (their leaves fill the batches).
     #[arg(long, env = "CHESS_SEARCH_TASKS", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -133,9 +154,12 @@ impl Config {
 
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
-pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
-    let eval = chess_search::EvalSource::from_option(&config.eval_file)
-        .map_err(|e| format!("--eval-file {:?}: {e}", config.eval_file))?;
+pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
+    let eval =
+        chess_search::EvalSource::from_option(&config.eval_file).map_err(|e| Error::EvalFile {
+            option: config.eval_file.clone(),
+            source: e,
+        })?;
     let metrics = Metrics::new("search");
     let search_metrics = pool::SearchMetrics::new(&metrics);
     let pool = pool::Pool::start(
@@ -162,31 +186,27 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), String> {
         "search pool started"
     );
     let api = api::SearchApi::new(pool, &config);
-    let (_reporter, health, reflection, reflection_alpha) =
-        chess_service_kit::health_and_reflection(&["chess.v1.AnalysisService"]).await?;
-    let bound = chess_service_kit::bind(config.listen).await?;
-    let metrics_addr = chess_service_kit::serve_metrics(
-        config.common.metrics_listen,
-        metrics.clone(),
-        shutdown.clone(),
-    )
-    .await?;
-    chess_service_kit::announce("search", bound.addr, metrics_addr);
-
     let max_message = config.max_pgn_bytes + (256 << 10);
     let analysis = AnalysisServiceServer::new(api)
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip)
         .max_decoding_message_size(max_message);
 
+    let startup = Startup {
+        service: "search",
+        listen: config.listen,
+        metrics_listen: config.common.metrics_listen,
+        serving: &["chess.v1.AnalysisService"],
+        not_serving: &[],
+    };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
-        .layer(GrpcMetricsLayer::new(metrics))
-        .add_service(health)
-        .add_service(reflection)
-        .add_service(reflection_alpha)
-        .add_service(analysis)
-        .serve_with_incoming_shutdown(bound.incoming, async move { stop.wait().await });
-    chess_service_kit::serve_until_stopped(server, &shutdown, grace).await
+    startup
+        .serve(
+            |routes| routes.add_service(analysis),
+            metrics,
+            &shutdown,
+            grace,
+        )
+        .await?;
+    Ok(())
 }

@@ -158,12 +158,24 @@ impl SearchMetrics {
     }
 }
 
+/// Why the pool could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(
+        "--backend {} evaluates a network, but --eval-file is hand: choose --eval-file \
+         default or a network file",
+        .0.name()
+    )]
+    NoNetwork(Backend),
+    #[error("cannot start search worker {id}: {source}")]
+    Worker { id: usize, source: std::io::Error },
+}
+
 /// The pool. Cheap to clone.
 #[derive(Clone)]
 pub struct Pool {
     tx: mpsc::Sender<Task>,
     admission: Arc<Semaphore>,
-    capacity: usize,
     pub config: PoolConfig,
     pub metrics: SearchMetrics,
 }
@@ -182,20 +194,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Pool {
     /// Starts the worker threads.
-    pub fn start(config: PoolConfig, metrics: SearchMetrics) -> Result<Pool, String> {
+    pub fn start(config: PoolConfig, metrics: SearchMetrics) -> Result<Pool, StartError> {
         let workers = config.workers.max(1);
         let (tx, rx) = mpsc::channel::<Task>();
         let rx = Arc::new(Mutex::new(rx));
         let net = match (config.backend.is_batched(), config.network()) {
             (false, _) => None,
             (true, Some(net)) => Some(net.clone()),
-            (true, None) => {
-                return Err(format!(
-                    "--backend {} evaluates a network, but --eval-file is hand: choose \
-                     --eval-file default or a network file",
-                    config.backend.name()
-                ));
-            }
+            (true, None) => return Err(StartError::NoNetwork(config.backend)),
         };
         for id in 0..workers {
             let rx = rx.clone();
@@ -215,13 +221,12 @@ impl Pool {
                     })
                 }
             };
-            spawned.map_err(|e| format!("cannot start search worker {id}: {e}"))?;
+            spawned.map_err(|source| StartError::Worker { id, source })?;
         }
         let capacity = config.slots() + config.queue;
         Ok(Pool {
             tx,
             admission: Arc::new(Semaphore::new(capacity)),
-            capacity,
             config,
             metrics,
         })
@@ -238,11 +243,6 @@ impl Pool {
                 self.config.queue
             ))
         })
-    }
-
-    /// Calls admitted now (running or queued).
-    pub fn in_use(&self) -> usize {
-        self.capacity - self.admission.available_permits()
     }
 
     /// Queues a task for the next free worker.

@@ -28,7 +28,7 @@ use chess_proto::v1;
 use chess_rules::{Color, Move, Position};
 use chess_search::{Line, Score, see_ge};
 
-use crate::jobs::{expected_score, pv_to_proto, score_to_proto};
+use crate::wire::{pv_to_proto, score_to_proto};
 
 pub const BLUNDER: f64 = 0.30;
 pub const MISTAKE: f64 = 0.15;
@@ -67,6 +67,12 @@ impl PositionValue {
             Some(PositionValue::Terminal(Score::Cp(0)))
         }
     }
+}
+
+/// Expected score (win 1, draw 1/2) from the engine's win/draw/loss model.
+fn expected_score(score: Score) -> f64 {
+    let (w, d, _) = score.wdl();
+    (f64::from(w) + f64::from(d) / 2.0) / 1000.0
 }
 
 /// The value before a move, from the mover's side, given the value after it for the opponent.

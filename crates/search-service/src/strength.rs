@@ -19,8 +19,6 @@
 
 use chess_search::{Score, SplitMix64};
 
-use crate::jobs::score_value;
-
 pub const MIN_ELO: u32 = 800;
 pub const MAX_ELO: u32 = 3000;
 
@@ -70,6 +68,16 @@ impl Level {
             pick -= w;
         }
         0
+    }
+}
+
+/// A score as one number for comparisons: centipawns, with mates beyond any centipawn value
+/// (a nearer mate is better, a farther mate against is better).
+fn score_value(score: Score) -> i32 {
+    match score {
+        Score::Cp(cp) => cp,
+        Score::Mate(n) if n > 0 => 100_000 - n,
+        Score::Mate(n) => -100_000 - n,
     }
 }
 

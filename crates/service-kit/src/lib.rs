@@ -7,18 +7,19 @@
 #![forbid(unsafe_code)]
 
 mod config;
+mod error;
 mod metrics;
 mod server;
 mod shutdown;
 mod telemetry;
 
 pub use config::{CommonArgs, LogFormat};
+pub use error::ServeError;
 pub use metrics::{GrpcMetricsLayer, Metrics};
-pub use server::{Bound, announce, bind, health_and_reflection, serve_metrics};
-pub use shutdown::{Shutdown, serve_until_stopped, shutdown_signal};
-pub use telemetry::init_tracing;
+pub use server::{Started, Startup};
+pub use shutdown::{Shutdown, serve_until_stopped};
+pub use telemetry::{LogFilterError, init_tracing};
 
-pub use chess_proto::FieldViolation;
 pub use prometheus_client::metrics::counter::Counter as MetricCounter;
 pub use prometheus_client::metrics::gauge::Gauge as MetricGauge;
 pub use prometheus_client::metrics::histogram::Histogram as MetricHistogram;

@@ -1,97 +1,162 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
+use tonic::service::Routes;
+use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 
-use crate::{Metrics, Shutdown};
+use crate::{GrpcMetricsLayer, Metrics, ServeError, Shutdown, serve_until_stopped};
 
-/// A bound gRPC listener and its actual address (port 0 resolved).
-#[derive(Debug)]
-pub struct Bound {
-    pub addr: SocketAddr,
-    /// Accepted connections get TCP_NODELAY (small gRPC frames must not wait for delayed
-    /// ACKs) and keepalive probes.
-    pub incoming: TcpIncoming,
+/// What a service serves and where: the start-up every service shares.
+#[derive(Clone, Copy, Debug)]
+pub struct Startup<'a> {
+    /// The name on the announcement line: `rules`, `search`, `gateway`.
+    pub service: &'static str,
+    /// The gRPC address; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// The metrics address; port 0 picks a free port.
+    pub metrics_listen: SocketAddr,
+    /// The gRPC services health reports SERVING.
+    pub serving: &'a [&'a str],
+    /// The gRPC services health reports NOT_SERVING (known, but not available here).
+    pub not_serving: &'a [&'a str],
 }
 
-/// Binds a listener; a clear message on failure (address in use, not local, ...).
-pub async fn bind(addr: SocketAddr) -> Result<Bound, String> {
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read bound address: {e}"))?;
-    let incoming = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
-        .with_keepalive(Some(std::time::Duration::from_secs(60)));
-    Ok(Bound { addr, incoming })
+/// A service after [`Startup::start`]: bound, metrics served, announced; gRPC not served yet.
+#[derive(Debug)]
+pub struct Started {
+    /// The gRPC address actually bound (port 0 resolved).
+    pub addr: SocketAddr,
+    /// The metrics address actually bound.
+    pub metrics_addr: SocketAddr,
+    /// The gRPC listener's connections, with TCP_NODELAY (small gRPC frames must not wait for
+    /// delayed ACKs) and keepalive probes.
+    pub incoming: TcpIncoming,
+    /// Changes the services' health from here on.
+    pub health: HealthReporter,
+    /// gRPC health and reflection, to which the service adds its own services.
+    pub routes: Routes,
+}
+
+impl Startup<'_> {
+    /// Sets up gRPC health (`serving` SERVING, `not_serving` NOT_SERVING, the whole server
+    /// SERVING) and reflection, binds the gRPC listener, serves `GET /metrics` until
+    /// `shutdown`, and prints the announcement line, `LISTENING service=<name> grpc=<addr>
+    /// metrics=<addr>`, that tells supervisors (tests, `chess up`) where the service listens.
+    pub async fn start(
+        &self,
+        metrics: &Metrics,
+        shutdown: &Shutdown,
+    ) -> Result<Started, ServeError> {
+        let (health, routes) = health_and_reflection(self.serving, self.not_serving).await?;
+        let listener =
+            TcpListener::bind(self.listen)
+                .await
+                .map_err(|source| ServeError::Listen {
+                    addr: self.listen,
+                    source,
+                })?;
+        let addr = listener.local_addr().map_err(ServeError::BoundAddr)?;
+        let incoming = TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(Duration::from_secs(60)));
+        let metrics_addr =
+            serve_metrics(self.metrics_listen, metrics.clone(), shutdown.clone()).await?;
+        announce(self.service, addr, metrics_addr);
+        Ok(Started {
+            addr,
+            metrics_addr,
+            incoming,
+            health,
+            routes,
+        })
+    }
+
+    /// The whole life of a plain gRPC service: [`Startup::start`], then health, reflection
+    /// and the services `add` puts next to them served over HTTP/2 with gRPC metrics until
+    /// `shutdown` fires; then no new calls, and the calls in flight get `grace` to finish
+    /// (see [`serve_until_stopped`]).
+    pub async fn serve(
+        &self,
+        add: impl FnOnce(Routes) -> Routes,
+        metrics: Metrics,
+        shutdown: &Shutdown,
+        grace: Duration,
+    ) -> Result<(), ServeError> {
+        let started = self.start(&metrics, shutdown).await?;
+        let stop = shutdown.clone();
+        let server = Server::builder()
+            .layer(GrpcMetricsLayer::new(metrics))
+            .add_routes(add(started.routes))
+            .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
+        let served = serve_until_stopped(server, shutdown, grace).await;
+        drop(started.health);
+        served
+    }
 }
 
 /// Prints the one machine-readable line that tells supervisors where a service listens:
 /// `LISTENING service=<name> grpc=<addr> metrics=<addr>`.
-pub fn announce(service: &str, grpc: SocketAddr, metrics: SocketAddr) {
+fn announce(service: &str, grpc: SocketAddr, metrics: SocketAddr) {
     println!("LISTENING service={service} grpc={grpc} metrics={metrics}");
     tracing::info!(service, %grpc, %metrics, "listening");
 }
 
-/// gRPC health (every named service set SERVING, plus the empty name for the whole server,
-/// before this returns) and reflection (v1 and v1alpha, for older clients such as some grpcurl
-/// builds) over the `chess.v1` descriptors and the health service's own.
-pub async fn health_and_reflection(
+/// gRPC health (the named services SERVING or NOT_SERVING, and SERVING for the empty name,
+/// the whole server, before this returns) and reflection (v1 and v1alpha, for older clients
+/// such as some grpcurl builds) over the `chess.v1` descriptors and the health service's own.
+async fn health_and_reflection(
     serving: &[&str],
-) -> Result<
-    (
-        tonic_health::server::HealthReporter,
-        tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
-        tonic_reflection::server::v1::ServerReflectionServer<
-            impl tonic_reflection::server::v1::ServerReflection,
-        >,
-        tonic_reflection::server::v1alpha::ServerReflectionServer<
-            impl tonic_reflection::server::v1alpha::ServerReflection,
-        >,
-    ),
-    String,
-> {
+    not_serving: &[&str],
+) -> Result<(HealthReporter, Routes), ServeError> {
     let (reporter, health) = tonic_health::server::health_reporter();
     for name in serving {
         reporter
-            .set_service_status(*name, tonic_health::ServingStatus::Serving)
+            .set_service_status(*name, ServingStatus::Serving)
+            .await;
+    }
+    for name in not_serving {
+        reporter
+            .set_service_status(*name, ServingStatus::NotServing)
             .await;
     }
     reporter
-        .set_service_status("", tonic_health::ServingStatus::Serving)
+        .set_service_status("", ServingStatus::Serving)
         .await;
     let builder = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(chess_proto::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
-    let reflection = builder()
-        .build_v1()
-        .map_err(|e| format!("reflection setup failed: {e}"))?;
-    let reflection_alpha = builder()
-        .build_v1alpha()
-        .map_err(|e| format!("reflection setup failed: {e}"))?;
-    Ok((reporter, health, reflection, reflection_alpha))
+    let reflection = builder().build_v1()?;
+    let reflection_alpha = builder().build_v1alpha()?;
+    let routes = Routes::new(health)
+        .add_service(reflection)
+        .add_service(reflection_alpha);
+    Ok((reporter, routes))
 }
 
 /// Serves `GET /metrics` in the Prometheus text format until shutdown; returns the bound
 /// address.
-pub async fn serve_metrics(
+async fn serve_metrics(
     addr: SocketAddr,
     metrics: Metrics,
     shutdown: Shutdown,
-) -> Result<SocketAddr, String> {
+) -> Result<SocketAddr, ServeError> {
     let listener = TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("cannot listen for metrics on {addr}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(|source| ServeError::MetricsListen { addr, source })?;
+    let bound = listener
+        .local_addr()
+        .map_err(ServeError::MetricsBoundAddr)?;
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {

@@ -2,8 +2,10 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::ServeError;
+
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).
-pub async fn shutdown_signal() {
+async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -46,10 +48,6 @@ impl Shutdown {
         let _ = self.tx.send(true);
     }
 
-    pub fn is_triggered(&self) -> bool {
-        *self.rx.borrow()
-    }
-
     /// Resolves once [`Shutdown::trigger`] has been called.
     pub async fn wait(&self) {
         let mut rx = self.rx.clone();
@@ -86,12 +84,12 @@ pub async fn serve_until_stopped<F>(
     server: F,
     shutdown: &Shutdown,
     grace: Duration,
-) -> Result<(), String>
+) -> Result<(), ServeError>
 where
     F: std::future::Future<Output = Result<(), tonic::transport::Error>>,
 {
     tokio::select! {
-        served = server => served.map_err(|e| format!("gRPC server failed: {e}"))?,
+        served = server => served.map_err(ServeError::Server)?,
         () = shutdown.wait_with_grace(grace) => {
             tracing::warn!(
                 grace_secs = grace.as_secs(),
