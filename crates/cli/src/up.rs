@@ -59,6 +59,10 @@ pub struct UpArgs {
     /// a free port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50053")]
     search_listen: SocketAddr,
+    /// The web app's address (the page and the gRPC-Web API it calls; loopback only); port 0
+    /// picks a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    web_listen: SocketAddr,
     /// Searches the engine runs at once (default: one per CPU core).
     #[arg(long, value_name = "N")]
     search_workers: Option<u32>,
@@ -109,6 +113,7 @@ pub fn run(args: UpArgs) -> CliResult {
         ("--listen", args.listen),
         ("--rules-listen", args.rules_listen),
         ("--search-listen", args.search_listen),
+        ("--web-listen", args.web_listen),
     ] {
         if !addr.ip().is_loopback() {
             return Err(CliError::usage(format!(
@@ -118,11 +123,16 @@ pub fn run(args: UpArgs) -> CliResult {
             )));
         }
     }
-    let [gateway_addr, rules_addr, search_addr] =
-        reserve(args.listen, args.rules_listen, args.search_listen)?;
+    let [gateway_addr, rules_addr, search_addr, web_addr] = reserve(
+        args.listen,
+        args.rules_listen,
+        args.search_listen,
+        args.web_listen,
+    )?;
     chess_service_kit::init_tracing(LogFormat::Human, &args.log)
         .map_err(|e| CliError::usage(e.to_string()))?;
-    let plan = plan(&args, gateway_addr, rules_addr, search_addr)?;
+    let mut plan = plan(&args, gateway_addr, rules_addr, search_addr)?;
+    plan.gateway.web_listen = Some(web_addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -137,7 +147,8 @@ fn reserve(
     gateway: SocketAddr,
     rules: SocketAddr,
     search: SocketAddr,
-) -> CliResult<[SocketAddr; 3]> {
+    web: SocketAddr,
+) -> CliResult<[SocketAddr; 4]> {
     let bind = |addr: SocketAddr, what: &str, flag: &str| {
         TcpListener::bind(addr).map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
@@ -152,7 +163,13 @@ fn reserve(
     let g = bind(gateway, "gateway", "--listen")?;
     let r = bind(rules, "rules service", "--rules-listen")?;
     let s = bind(search, "search service", "--search-listen")?;
-    let addrs = [g.local_addr()?, r.local_addr()?, s.local_addr()?];
+    let w = bind(web, "web app", "--web-listen")?;
+    let addrs = [
+        g.local_addr()?,
+        r.local_addr()?,
+        s.local_addr()?,
+        w.local_addr()?,
+    ];
     // The listeners close here; the services bind the same ports a moment later.
     Ok(addrs)
 }
@@ -278,6 +295,7 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
         gateway,
         store,
     } = plan;
+    let web = gateway.web_listen;
     let shutdown = Shutdown::new();
     let (ended_tx, mut ended) = mpsc::channel::<Ended>(3);
     let mut running = 0;
@@ -321,7 +339,7 @@ async fn serve(plan: Plan, grace: Duration) -> CliResult {
     let mut interrupted = None;
     tokio::select! {
         r = tokio::time::timeout(READY_TIMEOUT, ready) => match r {
-            Ok(Ok(())) => print_ready(gateway_addr, rules_addr, search_addr, &store),
+            Ok(Ok(())) => print_ready(gateway_addr, rules_addr, search_addr, &store, web),
             Ok(Err(e)) => failure = Some(e),
             Err(_) => failure = Some(format!(
                 "the services did not report healthy within {} s", READY_TIMEOUT.as_secs()
@@ -430,7 +448,13 @@ async fn signal() -> &'static str {
     }
 }
 
-fn print_ready(gateway: SocketAddr, rules: SocketAddr, search: SocketAddr, store: &str) {
+fn print_ready(
+    gateway: SocketAddr,
+    rules: SocketAddr,
+    search: SocketAddr,
+    store: &str,
+    web: Option<SocketAddr>,
+) {
     let server = format!("http://{gateway}");
     let mut text = String::from("chess up: ready\n");
     text.push_str(&format!(
@@ -442,6 +466,11 @@ fn print_ready(gateway: SocketAddr, rules: SocketAddr, search: SocketAddr, store
     text.push_str(&format!(
         "  search   {search:<21}  the engine: analysis, engine moves, game review\n"
     ));
+    if let Some(web) = web {
+        text.push_str(&format!(
+            "  web      http://{web}/  the web app: play, analyse, review, watch\n"
+        ));
+    }
     text.push_str("Try:\n");
     if server != DEFAULT_SERVER {
         text.push_str(&format!("  export CHESS_SERVER={server}\n"));

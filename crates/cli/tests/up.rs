@@ -28,6 +28,16 @@ fn up_announces_serves_and_stops_on_sigterm() {
     assert!(startup.contains("chess game new"), "{startup}");
     assert!(startup.contains("chess game move <ID> e4"), "{startup}");
     assert!(startup.contains("search "), "{startup}");
+    // The web app: the gateway's `WEB url=` line and the same address in the ready block.
+    let web = startup
+        .lines()
+        .find_map(|l| l.strip_prefix("WEB url="))
+        .unwrap_or_else(|| panic!("no WEB line: {startup}"));
+    assert!(
+        web.starts_with("http://127.0.0.1:") && !web.ends_with(":0/"),
+        "{web}"
+    );
+    assert!(startup.contains(&format!("  web      {web}")), "{startup}");
     assert!(startup.contains(&dir.path().join("games.redb").display().to_string()));
     assert!(dir.path().join("games.redb").exists());
 
@@ -91,7 +101,12 @@ fn up_port_in_use_is_one_clear_line() {
     let dir = TempDir::new("up-port");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    let flags = ["--listen", "--rules-listen", "--search-listen"];
+    let flags = [
+        "--listen",
+        "--rules-listen",
+        "--search-listen",
+        "--web-listen",
+    ];
     for flag in flags {
         let mut args = vec!["up", "--data-dir", dir.str(), flag, &addr];
         for other in flags.iter().filter(|f| **f != flag) {
@@ -117,6 +132,9 @@ fn up_refuses_addresses_off_loopback() {
     chess(&["up", "--search-listen", "0.0.0.0:0"])
         .assert_code(2)
         .assert_stderr_has("loopback");
+    chess(&["up", "--web-listen", "0.0.0.0:0"])
+        .assert_code(2)
+        .assert_stderr_has("loopback");
 }
 
 #[test]
@@ -132,6 +150,8 @@ fn up_with_a_broken_data_dir_exits_1() {
         "--rules-listen",
         "127.0.0.1:0",
         "--search-listen",
+        "127.0.0.1:0",
+        "--web-listen",
         "127.0.0.1:0",
         "--data-dir",
         file.to_str().unwrap(),

@@ -163,6 +163,11 @@ pub struct GatewayConfig {
     /// or repeated; `*` allows any. None: same-origin only.
     #[arg(long, env = "CHESS_GATEWAY_CORS_ALLOW_ORIGIN", value_delimiter = ',')]
     pub cors_allow_origin: Vec<String>,
+
+    /// Address to serve the web app on (the page, plus the same gRPC-Web API for it to call);
+    /// port 0 picks a free port. None: no web app.
+    #[arg(long, env = "CHESS_GATEWAY_WEB_LISTEN", value_name = "ADDR")]
+    pub web_listen: Option<SocketAddr>,
 }
 
 /// `http://host:port` (or `host:port`, read as http).
@@ -306,6 +311,7 @@ pub(crate) struct Settings {
     pub default_deadline: Option<Duration>,
     pub backend_gzip: bool,
     pub cors: Vec<String>,
+    pub web_listen: Option<SocketAddr>,
 }
 
 /// The configuration cannot be used: one line for the operator naming the flag and why.
@@ -322,15 +328,17 @@ impl GatewayConfig {
 
     pub(crate) fn settings(&self) -> Result<Settings, String> {
         let keys = self.keys()?;
-        let loopback = self.listen.ip().is_loopback();
+        let nonlocal = [Some(self.listen), self.web_listen]
+            .into_iter()
+            .flatten()
+            .find(|addr| !addr.ip().is_loopback());
         let auth = match self.auth {
             AuthMode::Open => {
-                if !loopback && !self.allow_open_nonlocal {
+                if let Some(addr) = nonlocal.filter(|_| !self.allow_open_nonlocal) {
                     return Err(format!(
-                        "refusing --auth open on {}, which is not a loopback address: anyone who \
-                         can reach it could call without a key; configure API keys, or pass \
+                        "refusing --auth open on {addr}, which is not a loopback address: anyone \
+                         who can reach it could call without a key; configure API keys, or pass \
                          --allow-open-nonlocal if that is really intended",
-                        self.listen
                     ));
                 }
                 if !keys.is_empty() {
@@ -341,7 +349,7 @@ impl GatewayConfig {
                 }
                 Auth::Open
             }
-            AuthMode::Auto if loopback && keys.is_empty() => Auth::Open,
+            AuthMode::Auto if nonlocal.is_none() && keys.is_empty() => Auth::Open,
             AuthMode::Keys | AuthMode::Auto => {
                 if keys.is_empty() {
                     return Err(format!(
@@ -352,8 +360,8 @@ impl GatewayConfig {
                         } else {
                             "auto"
                         },
-                        self.listen,
-                        if loopback {
+                        nonlocal.unwrap_or(self.listen),
+                        if nonlocal.is_none() {
                             ""
                         } else {
                             ", or listen on a loopback address"
@@ -416,6 +424,7 @@ impl GatewayConfig {
                 .then(|| Duration::from_secs(self.default_deadline_secs)),
             backend_gzip: self.backend_compression == BackendCompression::Gzip,
             cors,
+            web_listen: self.web_listen,
         })
     }
 
@@ -594,6 +603,30 @@ mod tests {
             !e.contains("bad key"),
             "the message must not repeat the key: {e}"
         );
+    }
+
+    #[test]
+    fn web_listen_counts_as_a_listening_address() {
+        let s = config(&["--web-listen", "127.0.0.1:0"]).settings().unwrap();
+        assert_eq!(s.auth, Auth::Open);
+        assert_eq!(s.web_listen, Some("127.0.0.1:0".parse().unwrap()));
+        assert_eq!(config(&[]).settings().unwrap().web_listen, None);
+        let e = config(&["--web-listen", "0.0.0.0:8080"])
+            .settings()
+            .unwrap_err();
+        assert!(
+            e.contains("needs API keys") && e.contains("0.0.0.0:8080"),
+            "{e}"
+        );
+        let e = config(&["--web-listen", "0.0.0.0:8080", "--auth", "open"])
+            .settings()
+            .unwrap_err();
+        assert!(
+            e.contains("0.0.0.0:8080") && e.contains("--allow-open-nonlocal"),
+            "{e}"
+        );
+        let s = config(&["--web-listen", "0.0.0.0:8080", "--api-keys", "k"]);
+        assert!(matches!(s.settings().unwrap().auth, Auth::Keys(_)));
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod layers;
 mod replicas;
 mod services;
 mod upstream;
+mod web;
 
 use std::sync::Arc;
 
@@ -106,6 +107,12 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     } else {
         (&[RULES, GAMES, GATEWAY], &[ANALYSIS])
     };
+    // The web app's address is bound first, so that a taken port stops the start-up before
+    // the gateway announces itself.
+    let web_bound = match settings.web_listen {
+        Some(addr) => Some(web::bind(addr).await?),
+        None => None,
+    };
     let startup = Startup {
         service: SERVICE_NAME,
         listen: settings.listen,
@@ -124,11 +131,23 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         .accept_http1(true)
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(GrpcMetricsLayer::new(metrics.clone()))
+        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+        .add_routes(routes.clone());
+    // The web app's listener: the page, and the same API for it on the same origin.
+    let web_router = Server::builder()
+        .accept_http1(true)
+        .layer(web::WebLayer)
+        .layer(CorsLayer::new(settings.cors.clone()))
+        .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics))
         .layer(DeadlineLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes);
 
+    if let Some((addr, _)) = &web_bound {
+        web::announce(*addr);
+    }
     tracing::info!(
         auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
         rules = %gateway.rules_address(),
@@ -150,7 +169,20 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
             tracing::info!("no longer taking calls; letting the calls in flight finish");
         }
     };
-    let serve = router.serve_with_incoming_shutdown(started.incoming, stop);
+    let grpc = router.serve_with_incoming_shutdown(started.incoming, stop);
+    let web_stop = {
+        let shutdown = shutdown.clone();
+        async move { shutdown.wait().await }
+    };
+    let serve = async move {
+        match web_bound {
+            Some((_, incoming)) => {
+                let web = web_router.serve_with_incoming_shutdown(incoming, web_stop);
+                tokio::try_join!(grpc, web).map(|_| ())
+            }
+            None => grpc.await,
+        }
+    };
     chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await?;
     Ok(())
 }

@@ -190,6 +190,8 @@ impl Stack {
             "127.0.0.1:0",
             "--search-listen",
             "127.0.0.1:0",
+            "--web-listen",
+            "127.0.0.1:0",
             "--search-workers",
             "1",
             "--search-hash-mb",

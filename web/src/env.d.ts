@@ -1,0 +1,2 @@
+// Vite bundles CSS imported from TypeScript.
+declare module "*.css";

@@ -1,0 +1,128 @@
+// DOM helpers shared by the views.
+
+import { describeError } from "./api.js";
+import { type Key, onLang, t } from "./i18n.js";
+import { type Outcome, Outcome_Result, Outcome_Rule, type Score } from "./gen/chess/v1/common_pb.js";
+
+type Child = Node | string | null | undefined | false;
+
+/** Creates an element: `h("button", { class: "x", onclick: f }, "text")`. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, unknown> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value as EventListener);
+    } else if (key in node && typeof value !== "string") {
+      (node as unknown as Record<string, unknown>)[key] = value;
+    } else {
+      node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined && child !== false) node.append(child);
+  }
+  return node;
+}
+
+/** Text that follows the language. */
+export function tr(key: Key): HTMLSpanElement {
+  const span = h("span");
+  onLang(() => {
+    span.textContent = t(key);
+  });
+  return span;
+}
+
+/** An error box: shows the API error (code, message, each bad field), or hides. */
+export class ErrorBox {
+  readonly element = h("div", { class: "error", role: "alert", hidden: true });
+
+  show(error: unknown): void {
+    this.element.hidden = false;
+    this.element.replaceChildren(h("strong", {}, `${t("error")}: `), h("pre", {}, describeError(error)));
+  }
+
+  clear(): void {
+    this.element.hidden = true;
+    this.element.replaceChildren();
+  }
+}
+
+/** FIDE Laws article of each ending rule. */
+const RULES: Record<number, [Key, string]> = {
+  [Outcome_Rule.CHECKMATE]: ["checkmate", "5.1.1"],
+  [Outcome_Rule.RESIGNATION]: ["resignation", "5.1.2"],
+  [Outcome_Rule.TIMEOUT]: ["timeout", "6.9"],
+  [Outcome_Rule.STALEMATE]: ["stalemate", "5.2.1"],
+  [Outcome_Rule.DEAD_POSITION]: ["deadPosition", "5.2.2"],
+  [Outcome_Rule.AGREEMENT]: ["agreement", "5.2.3"],
+  [Outcome_Rule.THREEFOLD_REPETITION]: ["threefold", "9.2"],
+  [Outcome_Rule.FIVEFOLD_REPETITION]: ["fivefold", "9.6.1"],
+  [Outcome_Rule.FIFTY_MOVES]: ["fifty", "9.3"],
+  [Outcome_Rule.SEVENTY_FIVE_MOVES]: ["seventyFive", "9.6.2"],
+  [Outcome_Rule.TIMEOUT_VS_INSUFFICIENT_MATERIAL]: ["timeoutVsInsufficient", "6.9"],
+};
+
+export function ruleText(rule: Outcome_Rule): string {
+  const entry = RULES[rule];
+  return entry ? `${t(entry[0])} (FIDE ${entry[1]})` : "";
+}
+
+export function outcomeText(outcome: Outcome): string {
+  const result =
+    outcome.result === Outcome_Result.WHITE_WINS
+      ? t("whiteWins")
+      : outcome.result === Outcome_Result.BLACK_WINS
+        ? t("blackWins")
+        : t("draw");
+  return `${outcome.pgnResult} · ${result} · ${ruleText(outcome.rule)}`;
+}
+
+/** A score as text from White's point of view (`whiteToMove` says whose view it was in). */
+export function scoreText(score: Score | undefined, whiteToMove: boolean): string {
+  if (!score) return "";
+  const sign = whiteToMove ? 1 : -1;
+  if (score.value.case === "mateIn") {
+    const m = score.value.value * sign;
+    return m > 0 ? `#${m}` : `#-${-m}`;
+  }
+  if (score.value.case === "centipawns") {
+    const cp = (score.value.value * sign) / 100;
+    return (cp > 0 ? "+" : "") + cp.toFixed(2);
+  }
+  return "";
+}
+
+/** A score as centipawns from White's point of view, mates as +-1000 (for bars and graphs). */
+export function scoreCp(score: Score | undefined, whiteToMove: boolean): number {
+  if (!score) return 0;
+  const sign = whiteToMove ? 1 : -1;
+  if (score.value.case === "mateIn") return (score.value.value >= 0 ? 1000 : -1000) * sign;
+  if (score.value.case === "centipawns") return Math.max(-1000, Math.min(1000, score.value.value)) * sign;
+  return 0;
+}
+
+export function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/x-chess-pgn" }));
+  const a = h("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export async function copy(text: string, button: HTMLButtonElement): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    const before = button.textContent;
+    button.textContent = t("copied");
+    setTimeout(() => (button.textContent = before), 1200);
+  } catch {
+    // Clipboard refused (no permission): the text stays selectable in its box.
+  }
+}
