@@ -14,7 +14,58 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chess/v1/rules.proto.
  */
 export const file_chess_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIsECChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNQgoKCF9vdXRjb21lIh4KD1BhcnNlUGduUmVxdWVzdBILCgNwZ24YASABKAkiJQoGUGduVGFnEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkixgEKB1BnbkdhbWUSDQoFaW5kZXgYASABKA0SHgoEdGFncxgCIAMoCzIQLmNoZXNzLnYxLlBnblRhZxIRCglzdGFydF9mZW4YAyABKAkSHQoFbW92ZXMYBCADKAsyDi5jaGVzcy52MS5Nb3ZlEhEKCWZpbmFsX2ZlbhgFIAEoCRIOCgZyZXN1bHQYBiABKAkSDQoFZXJyb3IYByABKAkSEgoKZXJyb3JfbGluZRgIIAEoDRIUCgxlcnJvcl9jb2x1bW4YCSABKA0iYAoQUGFyc2VQZ25SZXNwb25zZRIgCgVnYW1lcxgBIAMoCzIRLmNoZXNzLnYxLlBnbkdhbWUSEwoLdmFsaWRfZ2FtZXMYAiABKA0SFQoNaW52YWxpZF9nYW1lcxgDIAEoDSJjCg9Xcml0ZVBnblJlcXVlc3QSHgoEdGFncxgBIAMoCzIQLmNoZXNzLnYxLlBnblRhZxIRCglzdGFydF9mZW4YAiABKAkSDQoFbW92ZXMYAyADKAkSDgoGcmVzdWx0GAQgASgJIh8KEFdyaXRlUGduUmVzcG9uc2USCwoDcGduGAEgASgJIqIBChFDcmVhdGVHYW1lUmVxdWVzdBIRCglzdGFydF9mZW4YASABKAkSMAoMdGltZV9jb250cm9sGAIgASgLMhUuY2hlc3MudjEuVGltZUNvbnRyb2xIAIgBARIZChF0aW1lX2NvbnRyb2xfdGV4dBgDIAEoCRINCgV3aGl0ZRgEIAEoCRINCgVibGFjaxgFIAEoCUIPCg1fdGltZV9jb250cm9sIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkijwEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBG1vdmUYAiABKAkSHQoEc2lkZRgDIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhkKDGV4cGVjdGVkX3BseRgEIAEoDUgAiAEBEhIKCm9mZmVyX2RyYXcYBSABKAhCDwoNX2V4cGVjdGVkX3BseSI/Cg1SZXNpZ25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yIlYKFFJlc3BvbmRUb0RyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBmFjY2VwdBgDIAEoCCJQChBDbGFpbURyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEgwKBG1vdmUYAyABKAkiIwoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJImkKClBsYXllZE1vdmUSHAoEbW92ZRgBIAEoCzIOLmNoZXNzLnYxLk1vdmUSFAoMdGltZV91c2VkX21zGAIgASgEEhQKDGRyYXdfb2ZmZXJlZBgDIAEoCBIRCglmZW5fYWZ0ZXIYBCABKAkiyAMKCUdhbWVTdGF0ZRIPCgdnYW1lX2lkGAEgASgJEhEKCXN0YXJ0X2ZlbhgCIAEoCRILCgNmZW4YAyABKAkSHQoEdHVybhgEIAEoDjIPLmNoZXNzLnYxLkNvbG9yEiMKBW1vdmVzGAUgAygLMhQuY2hlc3MudjEuUGxheWVkTW92ZRILCgNwbHkYBiABKA0SMAoMdGltZV9jb250cm9sGAcgASgLMhUuY2hlc3MudjEuVGltZUNvbnRyb2xIAIgBARIjCgVjbG9jaxgIIAEoCzIPLmNoZXNzLnYxLkNsb2NrSAGIAQESKAoPZHJhd19vZmZlcl9mcm9tGAkgASgOMg8uY2hlc3MudjEuQ29sb3ISJwoHb3V0Y29tZRgKIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAogBARIuCg5jbGFpbWFibGVfZHJhdxgLIAEoDjIWLmNoZXNzLnYxLk91dGNvbWUuUnVsZRINCgVjaGVjaxgMIAEoCBINCgV3aGl0ZRgNIAEoCRINCgVibGFjaxgOIAEoCRILCgNwZ24YDyABKAlCDwoNX3RpbWVfY29udHJvbEIICgZfY2xvY2tCCgoIX291dGNvbWUi2wEKCUdhbWVFdmVudBImCgRraW5kGAEgASgOMhguY2hlc3MudjEuR2FtZUV2ZW50LktpbmQSIgoFc3RhdGUYAiABKAsyEy5jaGVzcy52MS5HYW1lU3RhdGUigQEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhEKDUtJTkRfU05BUFNIT1QQARINCglLSU5EX01PVkUQAhIVChFLSU5EX0RSQVdfT0ZGRVJFRBADEhYKEktJTkRfRFJBV19ERUNMSU5FRBAEEhIKDktJTkRfR0FNRV9PVkVSEAUyzQMKDFJ1bGVzU2VydmljZRJHCgpMZWdhbE1vdmVzEhsuY2hlc3MudjEuTGVnYWxNb3Zlc1JlcXVlc3QaHC5jaGVzcy52MS5MZWdhbE1vdmVzUmVzcG9uc2USTQoMQ29udmVydE1vdmVzEh0uY2hlc3MudjEuQ29udmVydE1vdmVzUmVxdWVzdBoeLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1Jlc3BvbnNlEkoKC1ZhbGlkYXRlRmVuEhwuY2hlc3MudjEuVmFsaWRhdGVGZW5SZXF1ZXN0Gh0uY2hlc3MudjEuVmFsaWRhdGVGZW5SZXNwb25zZRJTCg5Qb3NpdGlvblN0YXR1cxIfLmNoZXNzLnYxLlBvc2l0aW9uU3RhdHVzUmVxdWVzdBogLmNoZXNzLnYxLlBvc2l0aW9uU3RhdHVzUmVzcG9uc2USQQoIUGFyc2VQZ24SGS5jaGVzcy52MS5QYXJzZVBnblJlcXVlc3QaGi5jaGVzcy52MS5QYXJzZVBnblJlc3BvbnNlEkEKCFdyaXRlUGduEhkuY2hlc3MudjEuV3JpdGVQZ25SZXF1ZXN0GhouY2hlc3MudjEuV3JpdGVQZ25SZXNwb25zZTK/AwoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZWIGcHJvdG8z", [file_chess_v1_common]);
+  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiVAoLT3BlbmluZ0luZm8SCwoDZWNvGAEgASgJEgwKBG5hbWUYAiABKAkSDQoFY2xhc3MYAyABKAkSDgoGZ2FtYml0GAQgASgIEgsKA3BseRgFIAEoDSIvChFMZWdhbE1vdmVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkiQAoSTGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgVtb3ZlcxgCIAMoCzIOLmNoZXNzLnYxLk1vdmUiQQoTQ29udmVydE1vdmVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkSDgoGc3RyaWN0GAMgASgIIkMKFENvbnZlcnRNb3Zlc1Jlc3BvbnNlEh0KBW1vdmVzGAEgAygLMg4uY2hlc3MudjEuTW92ZRIMCgRmZW5zGAIgAygJIiEKElZhbGlkYXRlRmVuUmVxdWVzdBILCgNmZW4YASABKAkibgoTVmFsaWRhdGVGZW5SZXNwb25zZRILCgNmZW4YASABKAkSEQoJcGxhaW5fZmVuGAIgASgJEh0KBHR1cm4YAyABKA4yDy5jaGVzcy52MS5Db2xvchIYChBsZWdhbF9tb3ZlX2NvdW50GAQgASgNIjMKFVBvc2l0aW9uU3RhdHVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAki6QIKFlBvc2l0aW9uU3RhdHVzUmVzcG9uc2USCwoDZmVuGAEgASgJEh0KBHR1cm4YAiABKA4yDy5jaGVzcy52MS5Db2xvchINCgVjaGVjaxgDIAEoCBIRCgljaGVja21hdGUYBCABKAgSEQoJc3RhbGVtYXRlGAUgASgIEhUKDWRlYWRfcG9zaXRpb24YBiABKAgSGAoQcmVwZXRpdGlvbl9jb3VudBgHIAEoDRIuCg5jbGFpbWFibGVfZHJhdxgIIAEoDjIWLmNoZXNzLnYxLk91dGNvbWUuUnVsZRInCgdvdXRjb21lGAkgASgLMhEuY2hlc3MudjEuT3V0Y29tZUgAiAEBEhgKEGxlZ2FsX21vdmVfY291bnQYCiABKA0SFgoOaGFsZm1vdmVfY2xvY2sYCyABKA0SJgoHb3BlbmluZxgMIAEoCzIVLmNoZXNzLnYxLk9wZW5pbmdJbmZvQgoKCF9vdXRjb21lIjUKF0Rlc2NyaWJlUG9zaXRpb25SZXF1ZXN0EgsKA2ZlbhgBIAEoCRINCgVtb3ZlcxgCIAMoCSKgAQoKUGF3blJlcG9ydBIPCgdkb3VibGVkGAEgAygJEhAKCGlzb2xhdGVkGAIgAygJEhAKCGJhY2t3YXJkGAMgAygJEg4KBnBhc3NlZBgEIAMoCRIYChBwcm90ZWN0ZWRfcGFzc2VkGAUgAygJEhEKCWNvbm5lY3RlZBgGIAMoCRIPCgdwaGFsYW54GAcgAygJEg8KB2lzbGFuZHMYCCADKAkiMwoKUmVwb3J0SXRlbRINCgV0b3BpYxgBIAEoCRIKCgJlbhgCIAEoCRIKCgJ6aBgDIAEoCSLcAgoYRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlEgsKA2ZlbhgBIAEoCRIWCg53aGl0ZV9tYXRlcmlhbBgCIAEoDRIWCg5ibGFja19tYXRlcmlhbBgDIAEoDRIYChBtYXRlcmlhbF9iYWxhbmNlGAQgASgFEhgKEGV4Y2hhbmdlX2JhbGFuY2UYBSABKAUSKQoLd2hpdGVfcGF3bnMYBiABKAsyFC5jaGVzcy52MS5QYXduUmVwb3J0EikKC2JsYWNrX3Bhd25zGAcgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBINCgVwaGFzZRgIIAEoCRIPCgdlbmRnYW1lGAkgASgJEiMKBWl0ZW1zGAogAygLMhQuY2hlc3MudjEuUmVwb3J0SXRlbRIMCgRqc29uGAsgASgJEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbyIeCg9QYXJzZVBnblJlcXVlc3QSCwoDcGduGAEgASgJIiUKBlBnblRhZxIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIsYBCgdQZ25HYW1lEg0KBWluZGV4GAEgASgNEh4KBHRhZ3MYAiADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAMgASgJEh0KBW1vdmVzGAQgAygLMg4uY2hlc3MudjEuTW92ZRIRCglmaW5hbF9mZW4YBSABKAkSDgoGcmVzdWx0GAYgASgJEg0KBWVycm9yGAcgASgJEhIKCmVycm9yX2xpbmUYCCABKA0SFAoMZXJyb3JfY29sdW1uGAkgASgNImAKEFBhcnNlUGduUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5jaGVzcy52MS5QZ25HYW1lEhMKC3ZhbGlkX2dhbWVzGAIgASgNEhUKDWludmFsaWRfZ2FtZXMYAyABKA0iYwoPV3JpdGVQZ25SZXF1ZXN0Eh4KBHRhZ3MYASADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAIgASgJEg0KBW1vdmVzGAMgAygJEg4KBnJlc3VsdBgEIAEoCSIfChBXcml0ZVBnblJlc3BvbnNlEgsKA3BnbhgBIAEoCSJjChFUb3VjaFBpZWNlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAyABKAkSDgoGYWRqdXN0GAQgASgIInUKBEZvdWwSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhEKCWF0dGVtcHRlZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHcGVuYWx0eRgEIAEoCRILCgNwbHkYBSABKA0SDQoFY291bnQYBiABKA0iVQoFVG91Y2gSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBnNxdWFyZRgCIAEoCRINCgVwaWVjZRgDIAEoCRIOCgZhZGp1c3QYBCABKAgi0QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCXN0YXJ0X2ZlbhgBIAEoCRIwCgx0aW1lX2NvbnRyb2wYAiABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEhkKEXRpbWVfY29udHJvbF90ZXh0GAMgASgJEg0KBXdoaXRlGAQgASgJEg0KBWJsYWNrGAUgASgJEi0KDWlsbGVnYWxfbW92ZXMYBiABKA4yFi5jaGVzcy52MS5JbGxlZ2FsTW92ZXNCDwoNX3RpbWVfY29udHJvbCIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIo8BCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRtb3ZlGAIgASgJEh0KBHNpZGUYAyABKA4yDy5jaGVzcy52MS5Db2xvchIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARISCgpvZmZlcl9kcmF3GAUgASgIQg8KDV9leHBlY3RlZF9wbHkiPwoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvciJWChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZhY2NlcHQYAyABKAgiUAoQQ2xhaW1EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIMCgRtb3ZlGAMgASgJIiMKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJpCgpQbGF5ZWRNb3ZlEhwKBG1vdmUYASABKAsyDi5jaGVzcy52MS5Nb3ZlEhQKDHRpbWVfdXNlZF9tcxgCIAEoBBIUCgxkcmF3X29mZmVyZWQYAyABKAgSEQoJZmVuX2FmdGVyGAQgASgJIuAECglHYW1lU3RhdGUSDwoHZ2FtZV9pZBgBIAEoCRIRCglzdGFydF9mZW4YAiABKAkSCwoDZmVuGAMgASgJEh0KBHR1cm4YBCABKA4yDy5jaGVzcy52MS5Db2xvchIjCgVtb3ZlcxgFIAMoCzIULmNoZXNzLnYxLlBsYXllZE1vdmUSCwoDcGx5GAYgASgNEjAKDHRpbWVfY29udHJvbBgHIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESIwoFY2xvY2sYCCABKAsyDy5jaGVzcy52MS5DbG9ja0gBiAEBEigKD2RyYXdfb2ZmZXJfZnJvbRgJIAEoDjIPLmNoZXNzLnYxLkNvbG9yEicKB291dGNvbWUYCiABKAsyES5jaGVzcy52MS5PdXRjb21lSAKIAQESLgoOY2xhaW1hYmxlX2RyYXcYCyABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSDQoFY2hlY2sYDCABKAgSDQoFd2hpdGUYDSABKAkSDQoFYmxhY2sYDiABKAkSCwoDcGduGA8gASgJEiYKB29wZW5pbmcYECABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxItCg1pbGxlZ2FsX21vdmVzGBEgASgOMhYuY2hlc3MudjEuSWxsZWdhbE1vdmVzEh0KBWZvdWxzGBIgAygLMg4uY2hlc3MudjEuRm91bBIgCgd0b3VjaGVzGBMgAygLMg8uY2hlc3MudjEuVG91Y2hCDwoNX3RpbWVfY29udHJvbEIICgZfY2xvY2tCCgoIX291dGNvbWUi+gEKCUdhbWVFdmVudBImCgRraW5kGAEgASgOMhguY2hlc3MudjEuR2FtZUV2ZW50LktpbmQSIgoFc3RhdGUYAiABKAsyEy5jaGVzcy52MS5HYW1lU3RhdGUioAEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhEKDUtJTkRfU05BUFNIT1QQARINCglLSU5EX01PVkUQAhIVChFLSU5EX0RSQVdfT0ZGRVJFRBADEhYKEktJTkRfRFJBV19ERUNMSU5FRBAEEhIKDktJTkRfR0FNRV9PVkVSEAUSDQoJS0lORF9GT1VMEAYSDgoKS0lORF9UT1VDSBAHKmEKDElsbGVnYWxNb3ZlcxIYChRJTExFR0FMX01PVkVTX1JFSkVDVBAAEhYKEklMTEVHQUxfTU9WRVNfRklERRABEh8KG0lMTEVHQUxfTU9WRVNfVEhSRUVfU1RSSUtFUxACMqgECgxSdWxlc1NlcnZpY2USRwoKTGVnYWxNb3ZlcxIbLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXF1ZXN0GhwuY2hlc3MudjEuTGVnYWxNb3Zlc1Jlc3BvbnNlEk0KDENvbnZlcnRNb3ZlcxIdLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1JlcXVlc3QaHi5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXNwb25zZRJKCgtWYWxpZGF0ZUZlbhIcLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVxdWVzdBodLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVzcG9uc2USUwoOUG9zaXRpb25TdGF0dXMSHy5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1JlcXVlc3QaIC5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1Jlc3BvbnNlEkEKCFBhcnNlUGduEhkuY2hlc3MudjEuUGFyc2VQZ25SZXF1ZXN0GhouY2hlc3MudjEuUGFyc2VQZ25SZXNwb25zZRJBCghXcml0ZVBnbhIZLmNoZXNzLnYxLldyaXRlUGduUmVxdWVzdBoaLmNoZXNzLnYxLldyaXRlUGduUmVzcG9uc2USWQoQRGVzY3JpYmVQb3NpdGlvbhIhLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXF1ZXN0GiIuY2hlc3MudjEuRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlMv8DCgtHYW1lU2VydmljZRI+CgpDcmVhdGVHYW1lEhsuY2hlc3MudjEuQ3JlYXRlR2FtZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSOAoHR2V0R2FtZRIYLmNoZXNzLnYxLkdldEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjoKCE1ha2VNb3ZlEhkuY2hlc3MudjEuTWFrZU1vdmVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEj4KCVdhdGNoR2FtZRIaLmNoZXNzLnYxLldhdGNoR2FtZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lRXZlbnQwARI2CgZSZXNpZ24SFy5jaGVzcy52MS5SZXNpZ25SZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEkQKDVJlc3BvbmRUb0RyYXcSHi5jaGVzcy52MS5SZXNwb25kVG9EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI8CglDbGFpbURyYXcSGi5jaGVzcy52MS5DbGFpbURyYXdSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEj4KClRvdWNoUGllY2USGy5jaGVzcy52MS5Ub3VjaFBpZWNlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZWIGcHJvdG8z", [file_chess_v1_common]);
+
+/**
+ * The opening a line of moves reaches: the deepest position the lichess chess-openings data
+ * set names (matched by position, so transpositions count), and its class.
+ *
+ * @generated from message chess.v1.OpeningInfo
+ */
+export type OpeningInfo = Message<"chess.v1.OpeningInfo"> & {
+  /**
+   * `B20`; empty when no position of the line is named.
+   *
+   * @generated from field: string eco = 1;
+   */
+  eco: string;
+
+  /**
+   * `Sicilian Defense`.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * `open` (1.e4 e5), `semi-open` (1.e4, another reply), `closed` (any other first move);
+   * empty when unknown (no move yet, or only 1.e4).
+   *
+   * @generated from field: string class = 3;
+   */
+  class: string;
+
+  /**
+   * A pawn given for development: by the name, or by the material of the line.
+   *
+   * @generated from field: bool gambit = 4;
+   */
+  gambit: boolean;
+
+  /**
+   * The ply at which the named position was reached.
+   *
+   * @generated from field: uint32 ply = 5;
+   */
+  ply: number;
+};
+
+/**
+ * Describes the message chess.v1.OpeningInfo.
+ * Use `create(OpeningInfoSchema)` to create a new message.
+ */
+export const OpeningInfoSchema: GenMessage<OpeningInfo> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 0);
 
 /**
  * @generated from message chess.v1.LegalMovesRequest
@@ -38,7 +89,7 @@ export type LegalMovesRequest = Message<"chess.v1.LegalMovesRequest"> & {
  * Use `create(LegalMovesRequestSchema)` to create a new message.
  */
 export const LegalMovesRequestSchema: GenMessage<LegalMovesRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 0);
+  messageDesc(file_chess_v1_rules, 1);
 
 /**
  * @generated from message chess.v1.LegalMovesResponse
@@ -62,7 +113,7 @@ export type LegalMovesResponse = Message<"chess.v1.LegalMovesResponse"> & {
  * Use `create(LegalMovesResponseSchema)` to create a new message.
  */
 export const LegalMovesResponseSchema: GenMessage<LegalMovesResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 1);
+  messageDesc(file_chess_v1_rules, 2);
 
 /**
  * @generated from message chess.v1.ConvertMovesRequest
@@ -93,7 +144,7 @@ export type ConvertMovesRequest = Message<"chess.v1.ConvertMovesRequest"> & {
  * Use `create(ConvertMovesRequestSchema)` to create a new message.
  */
 export const ConvertMovesRequestSchema: GenMessage<ConvertMovesRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 2);
+  messageDesc(file_chess_v1_rules, 3);
 
 /**
  * @generated from message chess.v1.ConvertMovesResponse
@@ -117,7 +168,7 @@ export type ConvertMovesResponse = Message<"chess.v1.ConvertMovesResponse"> & {
  * Use `create(ConvertMovesResponseSchema)` to create a new message.
  */
 export const ConvertMovesResponseSchema: GenMessage<ConvertMovesResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 3);
+  messageDesc(file_chess_v1_rules, 4);
 
 /**
  * @generated from message chess.v1.ValidateFenRequest
@@ -134,7 +185,7 @@ export type ValidateFenRequest = Message<"chess.v1.ValidateFenRequest"> & {
  * Use `create(ValidateFenRequestSchema)` to create a new message.
  */
 export const ValidateFenRequestSchema: GenMessage<ValidateFenRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 4);
+  messageDesc(file_chess_v1_rules, 5);
 
 /**
  * @generated from message chess.v1.ValidateFenResponse
@@ -170,7 +221,7 @@ export type ValidateFenResponse = Message<"chess.v1.ValidateFenResponse"> & {
  * Use `create(ValidateFenResponseSchema)` to create a new message.
  */
 export const ValidateFenResponseSchema: GenMessage<ValidateFenResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 5);
+  messageDesc(file_chess_v1_rules, 6);
 
 /**
  * @generated from message chess.v1.PositionStatusRequest
@@ -194,7 +245,7 @@ export type PositionStatusRequest = Message<"chess.v1.PositionStatusRequest"> & 
  * Use `create(PositionStatusRequestSchema)` to create a new message.
  */
 export const PositionStatusRequestSchema: GenMessage<PositionStatusRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 6);
+  messageDesc(file_chess_v1_rules, 7);
 
 /**
  * @generated from message chess.v1.PositionStatusResponse
@@ -263,6 +314,13 @@ export type PositionStatusResponse = Message<"chess.v1.PositionStatusResponse"> 
    * @generated from field: uint32 halfmove_clock = 11;
    */
   halfmoveClock: number;
+
+  /**
+   * The opening of `moves` from `fen` (or of the position alone).
+   *
+   * @generated from field: chess.v1.OpeningInfo opening = 12;
+   */
+  opening?: OpeningInfo | undefined;
 };
 
 /**
@@ -270,7 +328,215 @@ export type PositionStatusResponse = Message<"chess.v1.PositionStatusResponse"> 
  * Use `create(PositionStatusResponseSchema)` to create a new message.
  */
 export const PositionStatusResponseSchema: GenMessage<PositionStatusResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 7);
+  messageDesc(file_chess_v1_rules, 8);
+
+/**
+ * @generated from message chess.v1.DescribePositionRequest
+ */
+export type DescribePositionRequest = Message<"chess.v1.DescribePositionRequest"> & {
+  /**
+   * Empty for the standard start position.
+   *
+   * @generated from field: string fen = 1;
+   */
+  fen: string;
+
+  /**
+   * Moves played from `fen` first (any notation, at most 1024); the report is of the
+   * position after them.
+   *
+   * @generated from field: repeated string moves = 2;
+   */
+  moves: string[];
+};
+
+/**
+ * Describes the message chess.v1.DescribePositionRequest.
+ * Use `create(DescribePositionRequestSchema)` to create a new message.
+ */
+export const DescribePositionRequestSchema: GenMessage<DescribePositionRequest> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 9);
+
+/**
+ * One side's pawns, as squares (`e4`).
+ *
+ * @generated from message chess.v1.PawnReport
+ */
+export type PawnReport = Message<"chess.v1.PawnReport"> & {
+  /**
+   * Every pawn on a file where its side has two or more.
+   *
+   * @generated from field: repeated string doubled = 1;
+   */
+  doubled: string[];
+
+  /**
+   * No own pawn on a neighbouring file.
+   *
+   * @generated from field: repeated string isolated = 2;
+   */
+  isolated: string[];
+
+  /**
+   * Cannot be defended by own pawns (those on neighbouring files are further forward) and
+   * its square ahead is guarded by an enemy pawn.
+   *
+   * @generated from field: repeated string backward = 3;
+   */
+  backward: string[];
+
+  /**
+   * No enemy pawn ahead on its own or a neighbouring file.
+   *
+   * @generated from field: repeated string passed = 4;
+   */
+  passed: string[];
+
+  /**
+   * @generated from field: repeated string protected_passed = 5;
+   */
+  protectedPassed: string[];
+
+  /**
+   * @generated from field: repeated string connected = 6;
+   */
+  connected: string[];
+
+  /**
+   * @generated from field: repeated string phalanx = 7;
+   */
+  phalanx: string[];
+
+  /**
+   * `a-c`, `e`.
+   *
+   * @generated from field: repeated string islands = 8;
+   */
+  islands: string[];
+};
+
+/**
+ * Describes the message chess.v1.PawnReport.
+ * Use `create(PawnReportSchema)` to create a new message.
+ */
+export const PawnReportSchema: GenMessage<PawnReport> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 10);
+
+/**
+ * @generated from message chess.v1.ReportItem
+ */
+export type ReportItem = Message<"chess.v1.ReportItem"> & {
+  /**
+   * `material`, `bishops`, `pawns`, `files`, `king_safety`, `development`, `centre`,
+   * `space`, `phase` or `endgame`.
+   *
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * @generated from field: string en = 2;
+   */
+  en: string;
+
+  /**
+   * @generated from field: string zh = 3;
+   */
+  zh: string;
+};
+
+/**
+ * Describes the message chess.v1.ReportItem.
+ * Use `create(ReportItemSchema)` to create a new message.
+ */
+export const ReportItemSchema: GenMessage<ReportItem> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 11);
+
+/**
+ * @generated from message chess.v1.DescribePositionResponse
+ */
+export type DescribePositionResponse = Message<"chess.v1.DescribePositionResponse"> & {
+  /**
+   * @generated from field: string fen = 1;
+   */
+  fen: string;
+
+  /**
+   * Piece values pawn 1, knight 3, bishop 3, rook 5, queen 9.
+   *
+   * @generated from field: uint32 white_material = 2;
+   */
+  whiteMaterial: number;
+
+  /**
+   * @generated from field: uint32 black_material = 3;
+   */
+  blackMaterial: number;
+
+  /**
+   * White minus black.
+   *
+   * @generated from field: int32 material_balance = 4;
+   */
+  materialBalance: number;
+
+  /**
+   * Positive: white has a rook where black has a minor piece (that many times).
+   *
+   * @generated from field: int32 exchange_balance = 5;
+   */
+  exchangeBalance: number;
+
+  /**
+   * @generated from field: chess.v1.PawnReport white_pawns = 6;
+   */
+  whitePawns?: PawnReport | undefined;
+
+  /**
+   * @generated from field: chess.v1.PawnReport black_pawns = 7;
+   */
+  blackPawns?: PawnReport | undefined;
+
+  /**
+   * `opening`, `middlegame` or `endgame`.
+   *
+   * @generated from field: string phase = 8;
+   */
+  phase: string;
+
+  /**
+   * The known endgame class (`rook_endgame`, `opposite_bishops`, `kbn_k`, ...), or empty.
+   *
+   * @generated from field: string endgame = 9;
+   */
+  endgame: string;
+
+  /**
+   * Every finding in words.
+   *
+   * @generated from field: repeated chess.v1.ReportItem items = 10;
+   */
+  items: ReportItem[];
+
+  /**
+   * The whole report as one JSON object (what `chess report --json` prints).
+   *
+   * @generated from field: string json = 11;
+   */
+  json: string;
+
+  /**
+   * @generated from field: chess.v1.OpeningInfo opening = 12;
+   */
+  opening?: OpeningInfo | undefined;
+};
+
+/**
+ * Describes the message chess.v1.DescribePositionResponse.
+ * Use `create(DescribePositionResponseSchema)` to create a new message.
+ */
+export const DescribePositionResponseSchema: GenMessage<DescribePositionResponse> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 12);
 
 /**
  * @generated from message chess.v1.ParsePgnRequest
@@ -290,7 +556,7 @@ export type ParsePgnRequest = Message<"chess.v1.ParsePgnRequest"> & {
  * Use `create(ParsePgnRequestSchema)` to create a new message.
  */
 export const ParsePgnRequestSchema: GenMessage<ParsePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 8);
+  messageDesc(file_chess_v1_rules, 13);
 
 /**
  * @generated from message chess.v1.PgnTag
@@ -312,7 +578,7 @@ export type PgnTag = Message<"chess.v1.PgnTag"> & {
  * Use `create(PgnTagSchema)` to create a new message.
  */
 export const PgnTagSchema: GenMessage<PgnTag> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 9);
+  messageDesc(file_chess_v1_rules, 14);
 
 /**
  * @generated from message chess.v1.PgnGame
@@ -377,7 +643,7 @@ export type PgnGame = Message<"chess.v1.PgnGame"> & {
  * Use `create(PgnGameSchema)` to create a new message.
  */
 export const PgnGameSchema: GenMessage<PgnGame> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 10);
+  messageDesc(file_chess_v1_rules, 15);
 
 /**
  * @generated from message chess.v1.ParsePgnResponse
@@ -404,7 +670,7 @@ export type ParsePgnResponse = Message<"chess.v1.ParsePgnResponse"> & {
  * Use `create(ParsePgnResponseSchema)` to create a new message.
  */
 export const ParsePgnResponseSchema: GenMessage<ParsePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 11);
+  messageDesc(file_chess_v1_rules, 16);
 
 /**
  * @generated from message chess.v1.WritePgnRequest
@@ -440,7 +706,7 @@ export type WritePgnRequest = Message<"chess.v1.WritePgnRequest"> & {
  * Use `create(WritePgnRequestSchema)` to create a new message.
  */
 export const WritePgnRequestSchema: GenMessage<WritePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 12);
+  messageDesc(file_chess_v1_rules, 17);
 
 /**
  * @generated from message chess.v1.WritePgnResponse
@@ -457,7 +723,135 @@ export type WritePgnResponse = Message<"chess.v1.WritePgnResponse"> & {
  * Use `create(WritePgnResponseSchema)` to create a new message.
  */
 export const WritePgnResponseSchema: GenMessage<WritePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 13);
+  messageDesc(file_chess_v1_rules, 18);
+
+/**
+ * @generated from message chess.v1.TouchPieceRequest
+ */
+export type TouchPieceRequest = Message<"chess.v1.TouchPieceRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The side touching (must be the side to move).
+   *
+   * @generated from field: chess.v1.Color side = 2;
+   */
+  side: Color;
+
+  /**
+   * The square of the touched piece, `g1`.
+   *
+   * @generated from field: string square = 3;
+   */
+  square: string;
+
+  /**
+   * "J'adoube": adjusting the piece, not touching it to move or capture.
+   *
+   * @generated from field: bool adjust = 4;
+   */
+  adjust: boolean;
+};
+
+/**
+ * Describes the message chess.v1.TouchPieceRequest.
+ * Use `create(TouchPieceRequestSchema)` to create a new message.
+ */
+export const TouchPieceRequestSchema: GenMessage<TouchPieceRequest> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 19);
+
+/**
+ * An illegal move recorded under an arbiter mode, and its penalty.
+ *
+ * @generated from message chess.v1.Foul
+ */
+export type Foul = Message<"chess.v1.Foul"> & {
+  /**
+   * @generated from field: chess.v1.Color side = 1;
+   */
+  side: Color;
+
+  /**
+   * What was attempted, as given (`e1e2`, `Ke2`).
+   *
+   * @generated from field: string attempted = 2;
+   */
+  attempted: string;
+
+  /**
+   * Why it is illegal: `king moved into check (e2 is attacked by Bb5)`.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * `two minutes added to white's clock`, `strike 2 of 3`, `loss`, `draw: ...`.
+   *
+   * @generated from field: string penalty = 4;
+   */
+  penalty: string;
+
+  /**
+   * The ply (moves played) when it happened.
+   *
+   * @generated from field: uint32 ply = 5;
+   */
+  ply: number;
+
+  /**
+   * The side's fouls so far, this one included.
+   *
+   * @generated from field: uint32 count = 6;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message chess.v1.Foul.
+ * Use `create(FoulSchema)` to create a new message.
+ */
+export const FoulSchema: GenMessage<Foul> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 20);
+
+/**
+ * A touch reported with TouchPiece during the current move.
+ *
+ * @generated from message chess.v1.Touch
+ */
+export type Touch = Message<"chess.v1.Touch"> & {
+  /**
+   * @generated from field: chess.v1.Color side = 1;
+   */
+  side: Color;
+
+  /**
+   * @generated from field: string square = 2;
+   */
+  square: string;
+
+  /**
+   * The piece as `Ng1`.
+   *
+   * @generated from field: string piece = 3;
+   */
+  piece: string;
+
+  /**
+   * @generated from field: bool adjust = 4;
+   */
+  adjust: boolean;
+};
+
+/**
+ * Describes the message chess.v1.Touch.
+ * Use `create(TouchSchema)` to create a new message.
+ */
+export const TouchSchema: GenMessage<Touch> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 21);
 
 /**
  * @generated from message chess.v1.CreateGameRequest
@@ -496,6 +890,13 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
    * @generated from field: string black = 5;
    */
   black: string;
+
+  /**
+   * What happens to illegal moves (default: refused).
+   *
+   * @generated from field: chess.v1.IllegalMoves illegal_moves = 6;
+   */
+  illegalMoves: IllegalMoves;
 };
 
 /**
@@ -503,7 +904,7 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 14);
+  messageDesc(file_chess_v1_rules, 22);
 
 /**
  * @generated from message chess.v1.GetGameRequest
@@ -520,7 +921,7 @@ export type GetGameRequest = Message<"chess.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 15);
+  messageDesc(file_chess_v1_rules, 23);
 
 /**
  * @generated from message chess.v1.MakeMoveRequest
@@ -567,7 +968,7 @@ export type MakeMoveRequest = Message<"chess.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 16);
+  messageDesc(file_chess_v1_rules, 24);
 
 /**
  * @generated from message chess.v1.ResignRequest
@@ -589,7 +990,7 @@ export type ResignRequest = Message<"chess.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 17);
+  messageDesc(file_chess_v1_rules, 25);
 
 /**
  * @generated from message chess.v1.RespondToDrawRequest
@@ -618,7 +1019,7 @@ export type RespondToDrawRequest = Message<"chess.v1.RespondToDrawRequest"> & {
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 18);
+  messageDesc(file_chess_v1_rules, 26);
 
 /**
  * @generated from message chess.v1.ClaimDrawRequest
@@ -649,7 +1050,7 @@ export type ClaimDrawRequest = Message<"chess.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 19);
+  messageDesc(file_chess_v1_rules, 27);
 
 /**
  * @generated from message chess.v1.WatchGameRequest
@@ -666,7 +1067,7 @@ export type WatchGameRequest = Message<"chess.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 20);
+  messageDesc(file_chess_v1_rules, 28);
 
 /**
  * @generated from message chess.v1.PlayedMove
@@ -702,7 +1103,7 @@ export type PlayedMove = Message<"chess.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 21);
+  messageDesc(file_chess_v1_rules, 29);
 
 /**
  * @generated from message chess.v1.GameState
@@ -787,11 +1188,35 @@ export type GameState = Message<"chess.v1.GameState"> & {
   black: string;
 
   /**
-   * The game as PGN in export format.
+   * The game as PGN in export format (with `ECO` and `Opening` tags, fouls as comments).
    *
    * @generated from field: string pgn = 15;
    */
   pgn: string;
+
+  /**
+   * @generated from field: chess.v1.OpeningInfo opening = 16;
+   */
+  opening?: OpeningInfo | undefined;
+
+  /**
+   * @generated from field: chess.v1.IllegalMoves illegal_moves = 17;
+   */
+  illegalMoves: IllegalMoves;
+
+  /**
+   * Every foul so far, in order.
+   *
+   * @generated from field: repeated chess.v1.Foul fouls = 18;
+   */
+  fouls: Foul[];
+
+  /**
+   * The touches of the move in progress.
+   *
+   * @generated from field: repeated chess.v1.Touch touches = 19;
+   */
+  touches: Touch[];
 };
 
 /**
@@ -799,7 +1224,7 @@ export type GameState = Message<"chess.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 22);
+  messageDesc(file_chess_v1_rules, 30);
 
 /**
  * @generated from message chess.v1.GameEvent
@@ -821,7 +1246,7 @@ export type GameEvent = Message<"chess.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 23);
+  messageDesc(file_chess_v1_rules, 31);
 
 /**
  * @generated from enum chess.v1.GameEvent.Kind
@@ -858,13 +1283,64 @@ export enum GameEvent_Kind {
    * @generated from enum value: KIND_GAME_OVER = 5;
    */
   GAME_OVER = 5,
+
+  /**
+   * An illegal move was recorded as a foul (see `state.fouls`).
+   *
+   * @generated from enum value: KIND_FOUL = 6;
+   */
+  FOUL = 6,
+
+  /**
+   * A piece was touched (see `state.touches`).
+   *
+   * @generated from enum value: KIND_TOUCH = 7;
+   */
+  TOUCH = 7,
 }
 
 /**
  * Describes the enum chess.v1.GameEvent.Kind.
  */
 export const GameEvent_KindSchema: GenEnum<GameEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_chess_v1_rules, 23, 0);
+  enumDesc(file_chess_v1_rules, 31, 0);
+
+/**
+ * What happens to an illegal move in a game.
+ *
+ * @generated from enum chess.v1.IllegalMoves
+ */
+export enum IllegalMoves {
+  /**
+   * Refused, the game unchanged (the default).
+   *
+   * @generated from enum value: ILLEGAL_MOVES_REJECT = 0;
+   */
+  REJECT = 0,
+
+  /**
+   * FIDE Laws 7.5: the illegal move is recorded as a foul and the position stays; the first
+   * foul adds two minutes to the opponent's clock, the second loses (a draw when the
+   * opponent cannot mate by any legal sequence).
+   *
+   * @generated from enum value: ILLEGAL_MOVES_FIDE = 1;
+   */
+  FIDE = 1,
+
+  /**
+   * Every illegal move (such as moving the king into an attacked square) is a foul; the
+   * third foul loses the same way.
+   *
+   * @generated from enum value: ILLEGAL_MOVES_THREE_STRIKES = 2;
+   */
+  THREE_STRIKES = 2,
+}
+
+/**
+ * Describes the enum chess.v1.IllegalMoves.
+ */
+export const IllegalMovesSchema: GenEnum<IllegalMoves> = /*@__PURE__*/
+  enumDesc(file_chess_v1_rules, 0);
 
 /**
  * Stateless rules queries. Positions are FEN strings (at most 128 bytes); an empty `fen`
@@ -934,6 +1410,17 @@ export const RulesService: GenService<{
     methodKind: "unary";
     input: typeof WritePgnRequestSchema;
     output: typeof WritePgnResponseSchema;
+  },
+  /**
+   * The position report: material, bishops, pawn structure, files, king safety,
+   * development, centre, space, phase and endgame class, in English and Chinese.
+   *
+   * @generated from rpc chess.v1.RulesService.DescribePosition
+   */
+  describePosition: {
+    methodKind: "unary";
+    input: typeof DescribePositionRequestSchema;
+    output: typeof DescribePositionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chess_v1_rules, 0);
@@ -1009,6 +1496,19 @@ export const GameService: GenService<{
   claimDraw: {
     methodKind: "unary";
     input: typeof ClaimDrawRequestSchema;
+    output: typeof GameStateSchema;
+  },
+  /**
+   * Reports that the side to move touched a piece (touch-move, FIDE 4.3): its next move
+   * must be made with the first touched own piece that can move, or capture the first
+   * touched opponent's piece that can be captured. With `adjust` ("j'adoube") the touch
+   * only adjusts the piece and binds nothing.
+   *
+   * @generated from rpc chess.v1.GameService.TouchPiece
+   */
+  touchPiece: {
+    methodKind: "unary";
+    input: typeof TouchPieceRequestSchema;
     output: typeof GameStateSchema;
   },
 }> = /*@__PURE__*/
