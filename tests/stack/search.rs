@@ -416,6 +416,27 @@ fn a_review_judges_the_moves_and_annotates_the_game() {
             r.annotated_pgn
                 .contains("[Annotator \"chess-search-service\"]")
         );
+        // The opening, by position in the lichess data, in the response and as tags.
+        let opening = r.opening.as_ref().expect("the review names the opening");
+        assert_eq!(
+            (
+                opening.eco.as_str(),
+                opening.name.as_str(),
+                opening.class.as_str()
+            ),
+            ("C23", "Bishop's Opening", "open"),
+            "{opening:?}"
+        );
+        assert!(
+            r.annotated_pgn.contains("[ECO \"C23\"]"),
+            "{}",
+            r.annotated_pgn
+        );
+        assert!(
+            r.annotated_pgn.contains("[Opening \"Bishop's Opening\"]"),
+            "{}",
+            r.annotated_pgn
+        );
         assert!(r.nodes > 0);
 
         // Errors: not PGN, no such game, no moves.

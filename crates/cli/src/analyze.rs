@@ -225,6 +225,8 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
             .map_err(|s| client.error(&s))?
             .into_inner();
         let mut out = String::new();
+        let opening = crate::game::opening_text(review.opening.as_ref());
+        writeln!(out, "opening: {opening}").ok();
         for m in &review.moves {
             if m.symbol.is_empty() {
                 continue;

@@ -498,7 +498,7 @@ fn touch_line(t: &v1::Touch) -> String {
 }
 
 /// `B20 Sicilian Defense  semi-open`, or `none`.
-fn opening_text(o: Option<&v1::OpeningInfo>) -> String {
+pub(crate) fn opening_text(o: Option<&v1::OpeningInfo>) -> String {
     match o {
         Some(o) if !o.eco.is_empty() => {
             let mut text = format!("{} {}", o.eco, o.name);

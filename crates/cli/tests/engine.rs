@@ -126,6 +126,7 @@ fn review_warns_of_a_result_the_final_mate_contradicts() {
     stack
         .chess(&["review", pgn.to_str().unwrap(), "--nodes", "2000"])
         .assert_ok()
+        .assert_stdout_has("opening: C23 Bishop's Opening  open")
         .assert_stdout_has("7 plies")
         .assert_stderr_has(
             "warning: game 1: its Result tag says 0-1, but the final position is 1-0 (white wins \

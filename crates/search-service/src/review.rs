@@ -24,6 +24,7 @@
 
 use chess_pgn::{Line as PgnLine, Node, PgnGame, nag_from_symbol};
 use chess_proto::convert::{color_to_proto, move_to_proto};
+use chess_proto::knowledge::opening_to_proto;
 use chess_proto::v1;
 use chess_rules::{Color, Move, Position};
 use chess_search::{Line, Score, see_ge};
@@ -225,10 +226,15 @@ pub fn build_response(
         PlayerTally::new(Color::White, game.tag("White")),
         PlayerTally::new(Color::Black, game.tag("Black")),
     ];
+    let opening = chess_knowledge::classify(&game.start, &moves);
     let mut annotated = PgnGame::new(game.start.clone());
     annotated.tags = game.tags.clone();
     annotated.result = game.result;
     annotated.set_tag("Annotator", "chess-search-service");
+    if let Some(o) = opening.opening {
+        annotated.set_tag("ECO", o.eco);
+        annotated.set_tag("Opening", o.name);
+    }
     for (i, &m) in moves.iter().enumerate() {
         let pos = &positions[i];
         let v = judge(pos, m, &values[i], &values[i + 1]);
@@ -258,6 +264,7 @@ pub fn build_response(
         annotated_pgn: annotated.to_pgn().unwrap_or_default(),
         nodes,
         time_ms,
+        opening: Some(opening_to_proto(&opening)),
     }
 }
 

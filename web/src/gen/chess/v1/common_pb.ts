@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chess/v1/common.proto.
  */
 export const file_chess_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVjaGVzcy92MS9jb21tb24ucHJvdG8SCGNoZXNzLnYxIjQKBE1vdmUSCwoDdWNpGAEgASgJEgsKA3NhbhgCIAEoCRISCgpjb29yZGluYXRlGAMgASgJIuIECgdPdXRjb21lEigKBnJlc3VsdBgBIAEoDjIYLmNoZXNzLnYxLk91dGNvbWUuUmVzdWx0EiQKBHJ1bGUYAiABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSEgoKcGduX3Jlc3VsdBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCSJfCgZSZXN1bHQSFgoSUkVTVUxUX1VOU1BFQ0lGSUVEEAASFQoRUkVTVUxUX1dISVRFX1dJTlMQARIVChFSRVNVTFRfQkxBQ0tfV0lOUxACEg8KC1JFU1VMVF9EUkFXEAMi/AIKBFJ1bGUSFAoQUlVMRV9VTlNQRUNJRklFRBAAEhIKDlJVTEVfQ0hFQ0tNQVRFEAESFAoQUlVMRV9SRVNJR05BVElPThACEhAKDFJVTEVfVElNRU9VVBADEhIKDlJVTEVfU1RBTEVNQVRFEAQSFgoSUlVMRV9ERUFEX1BPU0lUSU9OEAUSEgoOUlVMRV9BR1JFRU1FTlQQBhIdChlSVUxFX1RIUkVFRk9MRF9SRVBFVElUSU9OEAcSHAoYUlVMRV9GSVZFRk9MRF9SRVBFVElUSU9OEAgSFAoQUlVMRV9GSUZUWV9NT1ZFUxAJEhsKF1JVTEVfU0VWRU5UWV9GSVZFX01PVkVTEAoSKQolUlVMRV9USU1FT1VUX1ZTX0lOU1VGRklDSUVOVF9NQVRFUklBTBALEhYKElJVTEVfSUxMRUdBTF9NT1ZFUxAMEi8KK1JVTEVfSUxMRUdBTF9NT1ZFU19WU19JTlNVRkZJQ0lFTlRfTUFURVJJQUwQDSI5CgVTY29yZRIUCgpjZW50aXBhd25zGAEgASgFSAASEQoHbWF0ZV9pbhgCIAEoBUgAQgcKBXZhbHVlIi4KA1dkbBILCgN3aW4YASABKA0SDAoEZHJhdxgCIAEoDRIMCgRsb3NzGAMgASgNIkkKEVRpbWVDb250cm9sUGVyaW9kEg0KBW1vdmVzGAEgASgNEg8KB2Jhc2VfbXMYAiABKAQSFAoMaW5jcmVtZW50X21zGAMgASgEIjsKC1RpbWVDb250cm9sEiwKB3BlcmlvZHMYASADKAsyGy5jaGVzcy52MS5UaW1lQ29udHJvbFBlcmlvZCJNCgVDbG9jaxIQCgh3aGl0ZV9tcxgBIAEoAxIQCghibGFja19tcxgCIAEoAxIgCgdydW5uaW5nGAMgASgOMg8uY2hlc3MudjEuQ29sb3IqQAoFQ29sb3ISFQoRQ09MT1JfVU5TUEVDSUZJRUQQABIPCgtDT0xPUl9XSElURRABEg8KC0NPTE9SX0JMQUNLEAJiBnByb3RvMw");
+  fileDesc("ChVjaGVzcy92MS9jb21tb24ucHJvdG8SCGNoZXNzLnYxIjQKBE1vdmUSCwoDdWNpGAEgASgJEgsKA3NhbhgCIAEoCRISCgpjb29yZGluYXRlGAMgASgJIuIECgdPdXRjb21lEigKBnJlc3VsdBgBIAEoDjIYLmNoZXNzLnYxLk91dGNvbWUuUmVzdWx0EiQKBHJ1bGUYAiABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSEgoKcGduX3Jlc3VsdBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCSJfCgZSZXN1bHQSFgoSUkVTVUxUX1VOU1BFQ0lGSUVEEAASFQoRUkVTVUxUX1dISVRFX1dJTlMQARIVChFSRVNVTFRfQkxBQ0tfV0lOUxACEg8KC1JFU1VMVF9EUkFXEAMi/AIKBFJ1bGUSFAoQUlVMRV9VTlNQRUNJRklFRBAAEhIKDlJVTEVfQ0hFQ0tNQVRFEAESFAoQUlVMRV9SRVNJR05BVElPThACEhAKDFJVTEVfVElNRU9VVBADEhIKDlJVTEVfU1RBTEVNQVRFEAQSFgoSUlVMRV9ERUFEX1BPU0lUSU9OEAUSEgoOUlVMRV9BR1JFRU1FTlQQBhIdChlSVUxFX1RIUkVFRk9MRF9SRVBFVElUSU9OEAcSHAoYUlVMRV9GSVZFRk9MRF9SRVBFVElUSU9OEAgSFAoQUlVMRV9GSUZUWV9NT1ZFUxAJEhsKF1JVTEVfU0VWRU5UWV9GSVZFX01PVkVTEAoSKQolUlVMRV9USU1FT1VUX1ZTX0lOU1VGRklDSUVOVF9NQVRFUklBTBALEhYKElJVTEVfSUxMRUdBTF9NT1ZFUxAMEi8KK1JVTEVfSUxMRUdBTF9NT1ZFU19WU19JTlNVRkZJQ0lFTlRfTUFURVJJQUwQDSI5CgVTY29yZRIUCgpjZW50aXBhd25zGAEgASgFSAASEQoHbWF0ZV9pbhgCIAEoBUgAQgcKBXZhbHVlIi4KA1dkbBILCgN3aW4YASABKA0SDAoEZHJhdxgCIAEoDRIMCgRsb3NzGAMgASgNIkkKEVRpbWVDb250cm9sUGVyaW9kEg0KBW1vdmVzGAEgASgNEg8KB2Jhc2VfbXMYAiABKAQSFAoMaW5jcmVtZW50X21zGAMgASgEIjsKC1RpbWVDb250cm9sEiwKB3BlcmlvZHMYASADKAsyGy5jaGVzcy52MS5UaW1lQ29udHJvbFBlcmlvZCJNCgVDbG9jaxIQCgh3aGl0ZV9tcxgBIAEoAxIQCghibGFja19tcxgCIAEoAxIgCgdydW5uaW5nGAMgASgOMg8uY2hlc3MudjEuQ29sb3IiVAoLT3BlbmluZ0luZm8SCwoDZWNvGAEgASgJEgwKBG5hbWUYAiABKAkSDQoFY2xhc3MYAyABKAkSDgoGZ2FtYml0GAQgASgIEgsKA3BseRgFIAEoDSpACgVDb2xvchIVChFDT0xPUl9VTlNQRUNJRklFRBAAEg8KC0NPTE9SX1dISVRFEAESDwoLQ09MT1JfQkxBQ0sQAmIGcHJvdG8z");
 
 /**
  * A move in every notation the platform writes. Requests take moves as plain strings in any
@@ -373,6 +373,57 @@ export type Clock = Message<"chess.v1.Clock"> & {
  */
 export const ClockSchema: GenMessage<Clock> = /*@__PURE__*/
   messageDesc(file_chess_v1_common, 6);
+
+/**
+ * The opening a line of moves reaches: the deepest position the lichess chess-openings data
+ * set names (matched by position, so transpositions count), and its class.
+ *
+ * @generated from message chess.v1.OpeningInfo
+ */
+export type OpeningInfo = Message<"chess.v1.OpeningInfo"> & {
+  /**
+   * `B20`; empty when no position of the line is named.
+   *
+   * @generated from field: string eco = 1;
+   */
+  eco: string;
+
+  /**
+   * `Sicilian Defense`.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * `open` (1.e4 e5), `semi-open` (1.e4, another reply), `closed` (any other first move);
+   * empty when unknown (no move yet, or only 1.e4).
+   *
+   * @generated from field: string class = 3;
+   */
+  class: string;
+
+  /**
+   * A pawn given for development: by the name, or by the material of the line.
+   *
+   * @generated from field: bool gambit = 4;
+   */
+  gambit: boolean;
+
+  /**
+   * The ply at which the named position was reached.
+   *
+   * @generated from field: uint32 ply = 5;
+   */
+  ply: number;
+};
+
+/**
+ * Describes the message chess.v1.OpeningInfo.
+ * Use `create(OpeningInfoSchema)` to create a new message.
+ */
+export const OpeningInfoSchema: GenMessage<OpeningInfo> = /*@__PURE__*/
+  messageDesc(file_chess_v1_common, 7);
 
 /**
  * A side.

@@ -6,7 +6,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Clock, Color, Move, Outcome, Outcome_Rule, TimeControl } from "./common_pb.js";
+import type { Clock, Color, Move, OpeningInfo, Outcome, Outcome_Rule, TimeControl } from "./common_pb.js";
 import { file_chess_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,58 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chess/v1/rules.proto.
  */
 export const file_chess_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiVAoLT3BlbmluZ0luZm8SCwoDZWNvGAEgASgJEgwKBG5hbWUYAiABKAkSDQoFY2xhc3MYAyABKAkSDgoGZ2FtYml0GAQgASgIEgsKA3BseRgFIAEoDSIvChFMZWdhbE1vdmVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkiQAoSTGVnYWxNb3Zlc1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgVtb3ZlcxgCIAMoCzIOLmNoZXNzLnYxLk1vdmUiQQoTQ29udmVydE1vdmVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkSDgoGc3RyaWN0GAMgASgIIkMKFENvbnZlcnRNb3Zlc1Jlc3BvbnNlEh0KBW1vdmVzGAEgAygLMg4uY2hlc3MudjEuTW92ZRIMCgRmZW5zGAIgAygJIiEKElZhbGlkYXRlRmVuUmVxdWVzdBILCgNmZW4YASABKAkibgoTVmFsaWRhdGVGZW5SZXNwb25zZRILCgNmZW4YASABKAkSEQoJcGxhaW5fZmVuGAIgASgJEh0KBHR1cm4YAyABKA4yDy5jaGVzcy52MS5Db2xvchIYChBsZWdhbF9tb3ZlX2NvdW50GAQgASgNIjMKFVBvc2l0aW9uU3RhdHVzUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAki6QIKFlBvc2l0aW9uU3RhdHVzUmVzcG9uc2USCwoDZmVuGAEgASgJEh0KBHR1cm4YAiABKA4yDy5jaGVzcy52MS5Db2xvchINCgVjaGVjaxgDIAEoCBIRCgljaGVja21hdGUYBCABKAgSEQoJc3RhbGVtYXRlGAUgASgIEhUKDWRlYWRfcG9zaXRpb24YBiABKAgSGAoQcmVwZXRpdGlvbl9jb3VudBgHIAEoDRIuCg5jbGFpbWFibGVfZHJhdxgIIAEoDjIWLmNoZXNzLnYxLk91dGNvbWUuUnVsZRInCgdvdXRjb21lGAkgASgLMhEuY2hlc3MudjEuT3V0Y29tZUgAiAEBEhgKEGxlZ2FsX21vdmVfY291bnQYCiABKA0SFgoOaGFsZm1vdmVfY2xvY2sYCyABKA0SJgoHb3BlbmluZxgMIAEoCzIVLmNoZXNzLnYxLk9wZW5pbmdJbmZvQgoKCF9vdXRjb21lIjUKF0Rlc2NyaWJlUG9zaXRpb25SZXF1ZXN0EgsKA2ZlbhgBIAEoCRINCgVtb3ZlcxgCIAMoCSKgAQoKUGF3blJlcG9ydBIPCgdkb3VibGVkGAEgAygJEhAKCGlzb2xhdGVkGAIgAygJEhAKCGJhY2t3YXJkGAMgAygJEg4KBnBhc3NlZBgEIAMoCRIYChBwcm90ZWN0ZWRfcGFzc2VkGAUgAygJEhEKCWNvbm5lY3RlZBgGIAMoCRIPCgdwaGFsYW54GAcgAygJEg8KB2lzbGFuZHMYCCADKAkiMwoKUmVwb3J0SXRlbRINCgV0b3BpYxgBIAEoCRIKCgJlbhgCIAEoCRIKCgJ6aBgDIAEoCSLcAgoYRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlEgsKA2ZlbhgBIAEoCRIWCg53aGl0ZV9tYXRlcmlhbBgCIAEoDRIWCg5ibGFja19tYXRlcmlhbBgDIAEoDRIYChBtYXRlcmlhbF9iYWxhbmNlGAQgASgFEhgKEGV4Y2hhbmdlX2JhbGFuY2UYBSABKAUSKQoLd2hpdGVfcGF3bnMYBiABKAsyFC5jaGVzcy52MS5QYXduUmVwb3J0EikKC2JsYWNrX3Bhd25zGAcgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBINCgVwaGFzZRgIIAEoCRIPCgdlbmRnYW1lGAkgASgJEiMKBWl0ZW1zGAogAygLMhQuY2hlc3MudjEuUmVwb3J0SXRlbRIMCgRqc29uGAsgASgJEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbyIeCg9QYXJzZVBnblJlcXVlc3QSCwoDcGduGAEgASgJIiUKBlBnblRhZxIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIsYBCgdQZ25HYW1lEg0KBWluZGV4GAEgASgNEh4KBHRhZ3MYAiADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAMgASgJEh0KBW1vdmVzGAQgAygLMg4uY2hlc3MudjEuTW92ZRIRCglmaW5hbF9mZW4YBSABKAkSDgoGcmVzdWx0GAYgASgJEg0KBWVycm9yGAcgASgJEhIKCmVycm9yX2xpbmUYCCABKA0SFAoMZXJyb3JfY29sdW1uGAkgASgNImAKEFBhcnNlUGduUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5jaGVzcy52MS5QZ25HYW1lEhMKC3ZhbGlkX2dhbWVzGAIgASgNEhUKDWludmFsaWRfZ2FtZXMYAyABKA0iYwoPV3JpdGVQZ25SZXF1ZXN0Eh4KBHRhZ3MYASADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAIgASgJEg0KBW1vdmVzGAMgAygJEg4KBnJlc3VsdBgEIAEoCSIfChBXcml0ZVBnblJlc3BvbnNlEgsKA3BnbhgBIAEoCSJjChFUb3VjaFBpZWNlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAyABKAkSDgoGYWRqdXN0GAQgASgIInUKBEZvdWwSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhEKCWF0dGVtcHRlZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHcGVuYWx0eRgEIAEoCRILCgNwbHkYBSABKA0SDQoFY291bnQYBiABKA0iVQoFVG91Y2gSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBnNxdWFyZRgCIAEoCRINCgVwaWVjZRgDIAEoCRIOCgZhZGp1c3QYBCABKAgi0QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCXN0YXJ0X2ZlbhgBIAEoCRIwCgx0aW1lX2NvbnRyb2wYAiABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEhkKEXRpbWVfY29udHJvbF90ZXh0GAMgASgJEg0KBXdoaXRlGAQgASgJEg0KBWJsYWNrGAUgASgJEi0KDWlsbGVnYWxfbW92ZXMYBiABKA4yFi5jaGVzcy52MS5JbGxlZ2FsTW92ZXNCDwoNX3RpbWVfY29udHJvbCIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIo8BCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRtb3ZlGAIgASgJEh0KBHNpZGUYAyABKA4yDy5jaGVzcy52MS5Db2xvchIZCgxleHBlY3RlZF9wbHkYBCABKA1IAIgBARISCgpvZmZlcl9kcmF3GAUgASgIQg8KDV9leHBlY3RlZF9wbHkiPwoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvciJWChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZhY2NlcHQYAyABKAgiUAoQQ2xhaW1EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIMCgRtb3ZlGAMgASgJIiMKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJpCgpQbGF5ZWRNb3ZlEhwKBG1vdmUYASABKAsyDi5jaGVzcy52MS5Nb3ZlEhQKDHRpbWVfdXNlZF9tcxgCIAEoBBIUCgxkcmF3X29mZmVyZWQYAyABKAgSEQoJZmVuX2FmdGVyGAQgASgJIuAECglHYW1lU3RhdGUSDwoHZ2FtZV9pZBgBIAEoCRIRCglzdGFydF9mZW4YAiABKAkSCwoDZmVuGAMgASgJEh0KBHR1cm4YBCABKA4yDy5jaGVzcy52MS5Db2xvchIjCgVtb3ZlcxgFIAMoCzIULmNoZXNzLnYxLlBsYXllZE1vdmUSCwoDcGx5GAYgASgNEjAKDHRpbWVfY29udHJvbBgHIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESIwoFY2xvY2sYCCABKAsyDy5jaGVzcy52MS5DbG9ja0gBiAEBEigKD2RyYXdfb2ZmZXJfZnJvbRgJIAEoDjIPLmNoZXNzLnYxLkNvbG9yEicKB291dGNvbWUYCiABKAsyES5jaGVzcy52MS5PdXRjb21lSAKIAQESLgoOY2xhaW1hYmxlX2RyYXcYCyABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSDQoFY2hlY2sYDCABKAgSDQoFd2hpdGUYDSABKAkSDQoFYmxhY2sYDiABKAkSCwoDcGduGA8gASgJEiYKB29wZW5pbmcYECABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxItCg1pbGxlZ2FsX21vdmVzGBEgASgOMhYuY2hlc3MudjEuSWxsZWdhbE1vdmVzEh0KBWZvdWxzGBIgAygLMg4uY2hlc3MudjEuRm91bBIgCgd0b3VjaGVzGBMgAygLMg8uY2hlc3MudjEuVG91Y2hCDwoNX3RpbWVfY29udHJvbEIICgZfY2xvY2tCCgoIX291dGNvbWUi+gEKCUdhbWVFdmVudBImCgRraW5kGAEgASgOMhguY2hlc3MudjEuR2FtZUV2ZW50LktpbmQSIgoFc3RhdGUYAiABKAsyEy5jaGVzcy52MS5HYW1lU3RhdGUioAEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhEKDUtJTkRfU05BUFNIT1QQARINCglLSU5EX01PVkUQAhIVChFLSU5EX0RSQVdfT0ZGRVJFRBADEhYKEktJTkRfRFJBV19ERUNMSU5FRBAEEhIKDktJTkRfR0FNRV9PVkVSEAUSDQoJS0lORF9GT1VMEAYSDgoKS0lORF9UT1VDSBAHKmEKDElsbGVnYWxNb3ZlcxIYChRJTExFR0FMX01PVkVTX1JFSkVDVBAAEhYKEklMTEVHQUxfTU9WRVNfRklERRABEh8KG0lMTEVHQUxfTU9WRVNfVEhSRUVfU1RSSUtFUxACMqgECgxSdWxlc1NlcnZpY2USRwoKTGVnYWxNb3ZlcxIbLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXF1ZXN0GhwuY2hlc3MudjEuTGVnYWxNb3Zlc1Jlc3BvbnNlEk0KDENvbnZlcnRNb3ZlcxIdLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1JlcXVlc3QaHi5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXNwb25zZRJKCgtWYWxpZGF0ZUZlbhIcLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVxdWVzdBodLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVzcG9uc2USUwoOUG9zaXRpb25TdGF0dXMSHy5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1JlcXVlc3QaIC5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1Jlc3BvbnNlEkEKCFBhcnNlUGduEhkuY2hlc3MudjEuUGFyc2VQZ25SZXF1ZXN0GhouY2hlc3MudjEuUGFyc2VQZ25SZXNwb25zZRJBCghXcml0ZVBnbhIZLmNoZXNzLnYxLldyaXRlUGduUmVxdWVzdBoaLmNoZXNzLnYxLldyaXRlUGduUmVzcG9uc2USWQoQRGVzY3JpYmVQb3NpdGlvbhIhLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXF1ZXN0GiIuY2hlc3MudjEuRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlMv8DCgtHYW1lU2VydmljZRI+CgpDcmVhdGVHYW1lEhsuY2hlc3MudjEuQ3JlYXRlR2FtZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSOAoHR2V0R2FtZRIYLmNoZXNzLnYxLkdldEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjoKCE1ha2VNb3ZlEhkuY2hlc3MudjEuTWFrZU1vdmVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEj4KCVdhdGNoR2FtZRIaLmNoZXNzLnYxLldhdGNoR2FtZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lRXZlbnQwARI2CgZSZXNpZ24SFy5jaGVzcy52MS5SZXNpZ25SZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEkQKDVJlc3BvbmRUb0RyYXcSHi5jaGVzcy52MS5SZXNwb25kVG9EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI8CglDbGFpbURyYXcSGi5jaGVzcy52MS5DbGFpbURyYXdSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEj4KClRvdWNoUGllY2USGy5jaGVzcy52MS5Ub3VjaFBpZWNlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZWIGcHJvdG8z", [file_chess_v1_common]);
-
-/**
- * The opening a line of moves reaches: the deepest position the lichess chess-openings data
- * set names (matched by position, so transpositions count), and its class.
- *
- * @generated from message chess.v1.OpeningInfo
- */
-export type OpeningInfo = Message<"chess.v1.OpeningInfo"> & {
-  /**
-   * `B20`; empty when no position of the line is named.
-   *
-   * @generated from field: string eco = 1;
-   */
-  eco: string;
-
-  /**
-   * `Sicilian Defense`.
-   *
-   * @generated from field: string name = 2;
-   */
-  name: string;
-
-  /**
-   * `open` (1.e4 e5), `semi-open` (1.e4, another reply), `closed` (any other first move);
-   * empty when unknown (no move yet, or only 1.e4).
-   *
-   * @generated from field: string class = 3;
-   */
-  class: string;
-
-  /**
-   * A pawn given for development: by the name, or by the material of the line.
-   *
-   * @generated from field: bool gambit = 4;
-   */
-  gambit: boolean;
-
-  /**
-   * The ply at which the named position was reached.
-   *
-   * @generated from field: uint32 ply = 5;
-   */
-  ply: number;
-};
-
-/**
- * Describes the message chess.v1.OpeningInfo.
- * Use `create(OpeningInfoSchema)` to create a new message.
- */
-export const OpeningInfoSchema: GenMessage<OpeningInfo> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 0);
+  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIukCChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mb0IKCghfb3V0Y29tZSI1ChdEZXNjcmliZVBvc2l0aW9uUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkioAEKClBhd25SZXBvcnQSDwoHZG91YmxlZBgBIAMoCRIQCghpc29sYXRlZBgCIAMoCRIQCghiYWNrd2FyZBgDIAMoCRIOCgZwYXNzZWQYBCADKAkSGAoQcHJvdGVjdGVkX3Bhc3NlZBgFIAMoCRIRCgljb25uZWN0ZWQYBiADKAkSDwoHcGhhbGFueBgHIAMoCRIPCgdpc2xhbmRzGAggAygJIjMKClJlcG9ydEl0ZW0SDQoFdG9waWMYASABKAkSCgoCZW4YAiABKAkSCgoCemgYAyABKAki3AIKGERlc2NyaWJlUG9zaXRpb25SZXNwb25zZRILCgNmZW4YASABKAkSFgoOd2hpdGVfbWF0ZXJpYWwYAiABKA0SFgoOYmxhY2tfbWF0ZXJpYWwYAyABKA0SGAoQbWF0ZXJpYWxfYmFsYW5jZRgEIAEoBRIYChBleGNoYW5nZV9iYWxhbmNlGAUgASgFEikKC3doaXRlX3Bhd25zGAYgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBIpCgtibGFja19wYXducxgHIAEoCzIULmNoZXNzLnYxLlBhd25SZXBvcnQSDQoFcGhhc2UYCCABKAkSDwoHZW5kZ2FtZRgJIAEoCRIjCgVpdGVtcxgKIAMoCzIULmNoZXNzLnYxLlJlcG9ydEl0ZW0SDAoEanNvbhgLIAEoCRImCgdvcGVuaW5nGAwgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8iHgoPUGFyc2VQZ25SZXF1ZXN0EgsKA3BnbhgBIAEoCSIlCgZQZ25UYWcSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSLGAQoHUGduR2FtZRINCgVpbmRleBgBIAEoDRIeCgR0YWdzGAIgAygLMhAuY2hlc3MudjEuUGduVGFnEhEKCXN0YXJ0X2ZlbhgDIAEoCRIdCgVtb3ZlcxgEIAMoCzIOLmNoZXNzLnYxLk1vdmUSEQoJZmluYWxfZmVuGAUgASgJEg4KBnJlc3VsdBgGIAEoCRINCgVlcnJvchgHIAEoCRISCgplcnJvcl9saW5lGAggASgNEhQKDGVycm9yX2NvbHVtbhgJIAEoDSJgChBQYXJzZVBnblJlc3BvbnNlEiAKBWdhbWVzGAEgAygLMhEuY2hlc3MudjEuUGduR2FtZRITCgt2YWxpZF9nYW1lcxgCIAEoDRIVCg1pbnZhbGlkX2dhbWVzGAMgASgNImMKD1dyaXRlUGduUmVxdWVzdBIeCgR0YWdzGAEgAygLMhAuY2hlc3MudjEuUGduVGFnEhEKCXN0YXJ0X2ZlbhgCIAEoCRINCgVtb3ZlcxgDIAMoCRIOCgZyZXN1bHQYBCABKAkiHwoQV3JpdGVQZ25SZXNwb25zZRILCgNwZ24YASABKAkiYwoRVG91Y2hQaWVjZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGc3F1YXJlGAMgASgJEg4KBmFkanVzdBgEIAEoCCJ1CgRGb3VsEh0KBHNpZGUYASABKA4yDy5jaGVzcy52MS5Db2xvchIRCglhdHRlbXB0ZWQYAiABKAkSDgoGcmVhc29uGAMgASgJEg8KB3BlbmFsdHkYBCABKAkSCwoDcGx5GAUgASgNEg0KBWNvdW50GAYgASgNIlUKBVRvdWNoEh0KBHNpZGUYASABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAiABKAkSDQoFcGllY2UYAyABKAkSDgoGYWRqdXN0GAQgASgIItEBChFDcmVhdGVHYW1lUmVxdWVzdBIRCglzdGFydF9mZW4YASABKAkSMAoMdGltZV9jb250cm9sGAIgASgLMhUuY2hlc3MudjEuVGltZUNvbnRyb2xIAIgBARIZChF0aW1lX2NvbnRyb2xfdGV4dBgDIAEoCRINCgV3aGl0ZRgEIAEoCRINCgVibGFjaxgFIAEoCRItCg1pbGxlZ2FsX21vdmVzGAYgASgOMhYuY2hlc3MudjEuSWxsZWdhbE1vdmVzQg8KDV90aW1lX2NvbnRyb2wiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSKPAQoPTWFrZU1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEbW92ZRgCIAEoCRIdCgRzaWRlGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGQoMZXhwZWN0ZWRfcGx5GAQgASgNSACIAQESEgoKb2ZmZXJfZHJhdxgFIAEoCEIPCg1fZXhwZWN0ZWRfcGx5Ij8KDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3IiVgoUUmVzcG9uZFRvRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGYWNjZXB0GAMgASgIIlAKEENsYWltRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDAoEbW92ZRgDIAEoCSIjChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiaQoKUGxheWVkTW92ZRIcCgRtb3ZlGAEgASgLMg4uY2hlc3MudjEuTW92ZRIUCgx0aW1lX3VzZWRfbXMYAiABKAQSFAoMZHJhd19vZmZlcmVkGAMgASgIEhEKCWZlbl9hZnRlchgEIAEoCSLgBAoJR2FtZVN0YXRlEg8KB2dhbWVfaWQYASABKAkSEQoJc3RhcnRfZmVuGAIgASgJEgsKA2ZlbhgDIAEoCRIdCgR0dXJuGAQgASgOMg8uY2hlc3MudjEuQ29sb3ISIwoFbW92ZXMYBSADKAsyFC5jaGVzcy52MS5QbGF5ZWRNb3ZlEgsKA3BseRgGIAEoDRIwCgx0aW1lX2NvbnRyb2wYByABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEiMKBWNsb2NrGAggASgLMg8uY2hlc3MudjEuQ2xvY2tIAYgBARIoCg9kcmF3X29mZmVyX2Zyb20YCSABKA4yDy5jaGVzcy52MS5Db2xvchInCgdvdXRjb21lGAogASgLMhEuY2hlc3MudjEuT3V0Y29tZUgCiAEBEi4KDmNsYWltYWJsZV9kcmF3GAsgASgOMhYuY2hlc3MudjEuT3V0Y29tZS5SdWxlEg0KBWNoZWNrGAwgASgIEg0KBXdoaXRlGA0gASgJEg0KBWJsYWNrGA4gASgJEgsKA3BnbhgPIAEoCRImCgdvcGVuaW5nGBAgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SLQoNaWxsZWdhbF9tb3ZlcxgRIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxIdCgVmb3VscxgSIAMoCzIOLmNoZXNzLnYxLkZvdWwSIAoHdG91Y2hlcxgTIAMoCzIPLmNoZXNzLnYxLlRvdWNoQg8KDV90aW1lX2NvbnRyb2xCCAoGX2Nsb2NrQgoKCF9vdXRjb21lIvoBCglHYW1lRXZlbnQSJgoEa2luZBgBIAEoDjIYLmNoZXNzLnYxLkdhbWVFdmVudC5LaW5kEiIKBXN0YXRlGAIgASgLMhMuY2hlc3MudjEuR2FtZVN0YXRlIqABCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIRCg1LSU5EX1NOQVBTSE9UEAESDQoJS0lORF9NT1ZFEAISFQoRS0lORF9EUkFXX09GRkVSRUQQAxIWChJLSU5EX0RSQVdfREVDTElORUQQBBISCg5LSU5EX0dBTUVfT1ZFUhAFEg0KCUtJTkRfRk9VTBAGEg4KCktJTkRfVE9VQ0gQByphCgxJbGxlZ2FsTW92ZXMSGAoUSUxMRUdBTF9NT1ZFU19SRUpFQ1QQABIWChJJTExFR0FMX01PVkVTX0ZJREUQARIfChtJTExFR0FMX01PVkVTX1RIUkVFX1NUUklLRVMQAjKoBAoMUnVsZXNTZXJ2aWNlEkcKCkxlZ2FsTW92ZXMSGy5jaGVzcy52MS5MZWdhbE1vdmVzUmVxdWVzdBocLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXNwb25zZRJNCgxDb252ZXJ0TW92ZXMSHS5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXF1ZXN0Gh4uY2hlc3MudjEuQ29udmVydE1vdmVzUmVzcG9uc2USSgoLVmFsaWRhdGVGZW4SHC5jaGVzcy52MS5WYWxpZGF0ZUZlblJlcXVlc3QaHS5jaGVzcy52MS5WYWxpZGF0ZUZlblJlc3BvbnNlElMKDlBvc2l0aW9uU3RhdHVzEh8uY2hlc3MudjEuUG9zaXRpb25TdGF0dXNSZXF1ZXN0GiAuY2hlc3MudjEuUG9zaXRpb25TdGF0dXNSZXNwb25zZRJBCghQYXJzZVBnbhIZLmNoZXNzLnYxLlBhcnNlUGduUmVxdWVzdBoaLmNoZXNzLnYxLlBhcnNlUGduUmVzcG9uc2USQQoIV3JpdGVQZ24SGS5jaGVzcy52MS5Xcml0ZVBnblJlcXVlc3QaGi5jaGVzcy52MS5Xcml0ZVBnblJlc3BvbnNlElkKEERlc2NyaWJlUG9zaXRpb24SIS5jaGVzcy52MS5EZXNjcmliZVBvc2l0aW9uUmVxdWVzdBoiLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXNwb25zZTL/AwoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CgpUb3VjaFBpZWNlEhsuY2hlc3MudjEuVG91Y2hQaWVjZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGViBnByb3RvMw", [file_chess_v1_common]);
 
 /**
  * @generated from message chess.v1.LegalMovesRequest
@@ -89,7 +38,7 @@ export type LegalMovesRequest = Message<"chess.v1.LegalMovesRequest"> & {
  * Use `create(LegalMovesRequestSchema)` to create a new message.
  */
 export const LegalMovesRequestSchema: GenMessage<LegalMovesRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 1);
+  messageDesc(file_chess_v1_rules, 0);
 
 /**
  * @generated from message chess.v1.LegalMovesResponse
@@ -113,7 +62,7 @@ export type LegalMovesResponse = Message<"chess.v1.LegalMovesResponse"> & {
  * Use `create(LegalMovesResponseSchema)` to create a new message.
  */
 export const LegalMovesResponseSchema: GenMessage<LegalMovesResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 2);
+  messageDesc(file_chess_v1_rules, 1);
 
 /**
  * @generated from message chess.v1.ConvertMovesRequest
@@ -144,7 +93,7 @@ export type ConvertMovesRequest = Message<"chess.v1.ConvertMovesRequest"> & {
  * Use `create(ConvertMovesRequestSchema)` to create a new message.
  */
 export const ConvertMovesRequestSchema: GenMessage<ConvertMovesRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 3);
+  messageDesc(file_chess_v1_rules, 2);
 
 /**
  * @generated from message chess.v1.ConvertMovesResponse
@@ -168,7 +117,7 @@ export type ConvertMovesResponse = Message<"chess.v1.ConvertMovesResponse"> & {
  * Use `create(ConvertMovesResponseSchema)` to create a new message.
  */
 export const ConvertMovesResponseSchema: GenMessage<ConvertMovesResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 4);
+  messageDesc(file_chess_v1_rules, 3);
 
 /**
  * @generated from message chess.v1.ValidateFenRequest
@@ -185,7 +134,7 @@ export type ValidateFenRequest = Message<"chess.v1.ValidateFenRequest"> & {
  * Use `create(ValidateFenRequestSchema)` to create a new message.
  */
 export const ValidateFenRequestSchema: GenMessage<ValidateFenRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 5);
+  messageDesc(file_chess_v1_rules, 4);
 
 /**
  * @generated from message chess.v1.ValidateFenResponse
@@ -221,7 +170,7 @@ export type ValidateFenResponse = Message<"chess.v1.ValidateFenResponse"> & {
  * Use `create(ValidateFenResponseSchema)` to create a new message.
  */
 export const ValidateFenResponseSchema: GenMessage<ValidateFenResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 6);
+  messageDesc(file_chess_v1_rules, 5);
 
 /**
  * @generated from message chess.v1.PositionStatusRequest
@@ -245,7 +194,7 @@ export type PositionStatusRequest = Message<"chess.v1.PositionStatusRequest"> & 
  * Use `create(PositionStatusRequestSchema)` to create a new message.
  */
 export const PositionStatusRequestSchema: GenMessage<PositionStatusRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 7);
+  messageDesc(file_chess_v1_rules, 6);
 
 /**
  * @generated from message chess.v1.PositionStatusResponse
@@ -328,7 +277,7 @@ export type PositionStatusResponse = Message<"chess.v1.PositionStatusResponse"> 
  * Use `create(PositionStatusResponseSchema)` to create a new message.
  */
 export const PositionStatusResponseSchema: GenMessage<PositionStatusResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 8);
+  messageDesc(file_chess_v1_rules, 7);
 
 /**
  * @generated from message chess.v1.DescribePositionRequest
@@ -355,7 +304,7 @@ export type DescribePositionRequest = Message<"chess.v1.DescribePositionRequest"
  * Use `create(DescribePositionRequestSchema)` to create a new message.
  */
 export const DescribePositionRequestSchema: GenMessage<DescribePositionRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 9);
+  messageDesc(file_chess_v1_rules, 8);
 
 /**
  * One side's pawns, as squares (`e4`).
@@ -420,7 +369,7 @@ export type PawnReport = Message<"chess.v1.PawnReport"> & {
  * Use `create(PawnReportSchema)` to create a new message.
  */
 export const PawnReportSchema: GenMessage<PawnReport> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 10);
+  messageDesc(file_chess_v1_rules, 9);
 
 /**
  * @generated from message chess.v1.ReportItem
@@ -450,7 +399,7 @@ export type ReportItem = Message<"chess.v1.ReportItem"> & {
  * Use `create(ReportItemSchema)` to create a new message.
  */
 export const ReportItemSchema: GenMessage<ReportItem> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 11);
+  messageDesc(file_chess_v1_rules, 10);
 
 /**
  * @generated from message chess.v1.DescribePositionResponse
@@ -536,7 +485,7 @@ export type DescribePositionResponse = Message<"chess.v1.DescribePositionRespons
  * Use `create(DescribePositionResponseSchema)` to create a new message.
  */
 export const DescribePositionResponseSchema: GenMessage<DescribePositionResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 12);
+  messageDesc(file_chess_v1_rules, 11);
 
 /**
  * @generated from message chess.v1.ParsePgnRequest
@@ -556,7 +505,7 @@ export type ParsePgnRequest = Message<"chess.v1.ParsePgnRequest"> & {
  * Use `create(ParsePgnRequestSchema)` to create a new message.
  */
 export const ParsePgnRequestSchema: GenMessage<ParsePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 13);
+  messageDesc(file_chess_v1_rules, 12);
 
 /**
  * @generated from message chess.v1.PgnTag
@@ -578,7 +527,7 @@ export type PgnTag = Message<"chess.v1.PgnTag"> & {
  * Use `create(PgnTagSchema)` to create a new message.
  */
 export const PgnTagSchema: GenMessage<PgnTag> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 14);
+  messageDesc(file_chess_v1_rules, 13);
 
 /**
  * @generated from message chess.v1.PgnGame
@@ -643,7 +592,7 @@ export type PgnGame = Message<"chess.v1.PgnGame"> & {
  * Use `create(PgnGameSchema)` to create a new message.
  */
 export const PgnGameSchema: GenMessage<PgnGame> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 15);
+  messageDesc(file_chess_v1_rules, 14);
 
 /**
  * @generated from message chess.v1.ParsePgnResponse
@@ -670,7 +619,7 @@ export type ParsePgnResponse = Message<"chess.v1.ParsePgnResponse"> & {
  * Use `create(ParsePgnResponseSchema)` to create a new message.
  */
 export const ParsePgnResponseSchema: GenMessage<ParsePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 16);
+  messageDesc(file_chess_v1_rules, 15);
 
 /**
  * @generated from message chess.v1.WritePgnRequest
@@ -706,7 +655,7 @@ export type WritePgnRequest = Message<"chess.v1.WritePgnRequest"> & {
  * Use `create(WritePgnRequestSchema)` to create a new message.
  */
 export const WritePgnRequestSchema: GenMessage<WritePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 17);
+  messageDesc(file_chess_v1_rules, 16);
 
 /**
  * @generated from message chess.v1.WritePgnResponse
@@ -723,7 +672,7 @@ export type WritePgnResponse = Message<"chess.v1.WritePgnResponse"> & {
  * Use `create(WritePgnResponseSchema)` to create a new message.
  */
 export const WritePgnResponseSchema: GenMessage<WritePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 18);
+  messageDesc(file_chess_v1_rules, 17);
 
 /**
  * @generated from message chess.v1.TouchPieceRequest
@@ -761,7 +710,7 @@ export type TouchPieceRequest = Message<"chess.v1.TouchPieceRequest"> & {
  * Use `create(TouchPieceRequestSchema)` to create a new message.
  */
 export const TouchPieceRequestSchema: GenMessage<TouchPieceRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 19);
+  messageDesc(file_chess_v1_rules, 18);
 
 /**
  * An illegal move recorded under an arbiter mode, and its penalty.
@@ -815,7 +764,7 @@ export type Foul = Message<"chess.v1.Foul"> & {
  * Use `create(FoulSchema)` to create a new message.
  */
 export const FoulSchema: GenMessage<Foul> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 20);
+  messageDesc(file_chess_v1_rules, 19);
 
 /**
  * A touch reported with TouchPiece during the current move.
@@ -851,7 +800,7 @@ export type Touch = Message<"chess.v1.Touch"> & {
  * Use `create(TouchSchema)` to create a new message.
  */
 export const TouchSchema: GenMessage<Touch> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 21);
+  messageDesc(file_chess_v1_rules, 20);
 
 /**
  * @generated from message chess.v1.CreateGameRequest
@@ -904,7 +853,7 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 22);
+  messageDesc(file_chess_v1_rules, 21);
 
 /**
  * @generated from message chess.v1.GetGameRequest
@@ -921,7 +870,7 @@ export type GetGameRequest = Message<"chess.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 23);
+  messageDesc(file_chess_v1_rules, 22);
 
 /**
  * @generated from message chess.v1.MakeMoveRequest
@@ -968,7 +917,7 @@ export type MakeMoveRequest = Message<"chess.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 24);
+  messageDesc(file_chess_v1_rules, 23);
 
 /**
  * @generated from message chess.v1.ResignRequest
@@ -990,7 +939,7 @@ export type ResignRequest = Message<"chess.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 25);
+  messageDesc(file_chess_v1_rules, 24);
 
 /**
  * @generated from message chess.v1.RespondToDrawRequest
@@ -1019,7 +968,7 @@ export type RespondToDrawRequest = Message<"chess.v1.RespondToDrawRequest"> & {
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 26);
+  messageDesc(file_chess_v1_rules, 25);
 
 /**
  * @generated from message chess.v1.ClaimDrawRequest
@@ -1050,7 +999,7 @@ export type ClaimDrawRequest = Message<"chess.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 27);
+  messageDesc(file_chess_v1_rules, 26);
 
 /**
  * @generated from message chess.v1.WatchGameRequest
@@ -1067,7 +1016,7 @@ export type WatchGameRequest = Message<"chess.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 28);
+  messageDesc(file_chess_v1_rules, 27);
 
 /**
  * @generated from message chess.v1.PlayedMove
@@ -1103,7 +1052,7 @@ export type PlayedMove = Message<"chess.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 29);
+  messageDesc(file_chess_v1_rules, 28);
 
 /**
  * @generated from message chess.v1.GameState
@@ -1224,7 +1173,7 @@ export type GameState = Message<"chess.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 30);
+  messageDesc(file_chess_v1_rules, 29);
 
 /**
  * @generated from message chess.v1.GameEvent
@@ -1246,7 +1195,7 @@ export type GameEvent = Message<"chess.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 31);
+  messageDesc(file_chess_v1_rules, 30);
 
 /**
  * @generated from enum chess.v1.GameEvent.Kind
@@ -1303,7 +1252,7 @@ export enum GameEvent_Kind {
  * Describes the enum chess.v1.GameEvent.Kind.
  */
 export const GameEvent_KindSchema: GenEnum<GameEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_chess_v1_rules, 31, 0);
+  enumDesc(file_chess_v1_rules, 30, 0);
 
 /**
  * What happens to an illegal move in a game.
