@@ -302,20 +302,9 @@ pub(crate) fn incoming_timeout(metadata: &MetadataMap) -> Result<Option<Duration
     };
     let bad = || Status::invalid_argument(format!("malformed grpc-timeout header {value:?}"));
     let text = value.to_str().map_err(|_| bad())?;
-    if text.len() < 2 || text.len() > 9 {
-        return Err(bad());
-    }
-    let (digits, unit) = text.split_at(text.len() - 1);
-    let n: u64 = digits.parse().map_err(|_| bad())?;
-    Ok(Some(match unit {
-        "H" => Duration::from_secs(n * 3600),
-        "M" => Duration::from_secs(n * 60),
-        "S" => Duration::from_secs(n),
-        "m" => Duration::from_millis(n),
-        "u" => Duration::from_micros(n),
-        "n" => Duration::from_nanos(n),
-        _ => return Err(bad()),
-    }))
+    chess_service_kit::parse_grpc_timeout(text)
+        .map(Some)
+        .ok_or_else(bad)
 }
 
 /// Caller metadata that travels on to the backend (tracing and request ids); the caller's

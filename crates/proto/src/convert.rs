@@ -129,17 +129,20 @@ pub fn position_from_fen(field: &str, fen: &str) -> Result<Position, FieldViolat
 /// 32 hex digits, `{...}`, `urn:uuid:...`, any case), as the rules service does, and returns
 /// its canonical form: the one parser for every service that takes a game id.
 pub fn game_id_from_text(field: &str, text: &str) -> Result<String, FieldViolation> {
-    uuid::Uuid::parse_str(text.trim())
-        .map(|id| id.hyphenated().to_string())
-        .map_err(|_| {
-            FieldViolation::new(
-                field,
-                format!(
-                    "{} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)",
-                    quote(text)
-                ),
-            )
-        })
+    game_uuid_from_text(field, text).map(|id| id.hyphenated().to_string())
+}
+
+/// A game id in any form a UUID is written in, as the UUID; the error quotes the text cut short.
+pub fn game_uuid_from_text(field: &str, text: &str) -> Result<uuid::Uuid, FieldViolation> {
+    uuid::Uuid::parse_str(text.trim()).map_err(|_| {
+        FieldViolation::new(
+            field,
+            format!(
+                "{} is not a game id (a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8)",
+                quote(text)
+            ),
+        )
+    })
 }
 
 /// Longest move text read (the longest notation, with check marks and annotations, is far

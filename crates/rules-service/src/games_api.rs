@@ -14,8 +14,8 @@ use chess_proto::v1::{
     game_event::Kind,
 };
 use chess_proto::{
-    FieldViolation, color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto,
-    opening_to_proto, outcome_to_proto, position_from_fen,
+    FieldViolation, color_from_proto, color_to_proto, draw_rule, game_uuid_from_text,
+    move_from_text, move_to_proto, opening_to_proto, outcome_to_proto, position_from_fen,
 };
 use chess_rules::{Color, Outcome, Position, WinReason};
 use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
@@ -116,9 +116,9 @@ fn store_status(e: StoreError) -> Status {
 }
 
 fn parse_id(text: &str) -> Result<GameId, Status> {
-    text.trim()
-        .parse::<GameId>()
-        .map_err(|e| FieldViolation::new("game_id", e).into_status())
+    game_uuid_from_text("game_id", text)
+        .map(GameId)
+        .map_err(FieldViolation::into_status)
 }
 
 fn side_of(value: i32) -> Result<Option<Color>, Status> {

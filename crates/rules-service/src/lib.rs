@@ -82,6 +82,8 @@ impl std::fmt::Display for GameId {
     }
 }
 
+/// Reads stored and exported ids (files, database rows); request fields go through
+/// `chess_proto::game_uuid_from_text`, which quotes bad input cut short.
 impl std::str::FromStr for GameId {
     type Err = String;
     fn from_str(s: &str) -> Result<GameId, String> {
