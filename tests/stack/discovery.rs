@@ -87,8 +87,10 @@ fn analyze(i: usize) -> Request<AnalyzeRequest> {
     let mut request = Request::new(AnalyzeRequest {
         fen: FENS[i % FENS.len()].to_owned(),
         moves: vec![],
+        // A time limit, not a depth: every call keeps its replica busy for a while, so the
+        // kill below always finds a call in flight, however fast the machine.
         limits: Some(SearchLimits {
-            depth: 4 + u32::try_from(i % 2).unwrap(),
+            time_ms: 40 + 20 * u64::try_from(i % 2).unwrap(),
             ..SearchLimits::default()
         }),
         multipv: 1,
