@@ -15,6 +15,7 @@
 mod games_api;
 mod rules_api;
 mod session;
+mod small_answers;
 pub mod store;
 mod store_guard;
 mod store_sync;
@@ -287,11 +288,12 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     store_sync::start(&games, store_sync::Eviction::default());
     let rules = rules_api::RulesApi::new(config.limits());
     let max_message = config.max_pgn_bytes + (64 << 10);
-    let rules = RulesServiceServer::new(rules)
+    // Answers are gzipped for callers that accept it only when large (small_answers.rs).
+    let rules = RulesServiceServer::new(small_answers::SmallAnswers(rules))
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip)
         .max_decoding_message_size(max_message);
-    let games = GameServiceServer::new(games)
+    let games = GameServiceServer::new(small_answers::SmallAnswers(games))
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip);
 

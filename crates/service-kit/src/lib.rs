@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod compression;
 mod config;
 mod deadline;
 mod error;
@@ -14,6 +15,7 @@ mod server;
 mod shutdown;
 mod telemetry;
 
+pub use compression::{GZIP_MIN_BYTES, gzip_if_large};
 pub use config::{CommonArgs, LogFormat};
 pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
