@@ -42,8 +42,7 @@ fn start() -> (Service, String) {
 }
 
 /// One unary call over a bare HTTP/2 connection, accepting gzip when `accept_gzip`, checked to
-/// succeed (grpc-status 0): the answer's
-/// compressed flag and its message bytes as sent.
+/// succeed (grpc-status 0): the answer's compressed flag and its message bytes as sent.
 async fn call(addr: &str, method: &str, request: impl Message, accept_gzip: bool) -> (u8, Bytes) {
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (client, connection) = h2::client::handshake(tcp).await.unwrap();
