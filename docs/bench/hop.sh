@@ -18,7 +18,8 @@
 # and the backend and the load generator to CPU 0, direct runs alike: a model of the gateway
 # on a machine of its own, labelled so in the table), PERF (default 0; 1 records
 # `perf record -g` of the gateway during each case's first gateway run and keeps the report),
-# BIN (default target/release), OUT (default docs/bench/hop).
+# GATEWAY_THREADS (default: unset, tokio's one worker per CPU; N runs the gateway with
+# TOKIO_WORKER_THREADS=N), BIN (default target/release), OUT (default docs/bench/hop).
 #
 # Reports: OUT/<case>-<direct|gateway>-r<round>.json and .txt (chess-loadgen's), OUT/cpu.tsv
 # (CPU ticks of each process over each run, and the load average before it), OUT/machine.txt,
@@ -35,6 +36,7 @@ STORES=${STORES:-redb memory}
 EVALUATE=${EVALUATE:-1}
 PIN=${PIN:-0}
 PERF=${PERF:-0}
+GATEWAY_THREADS=${GATEWAY_THREADS:-}
 DATABASE_URL=${DATABASE_URL:-}
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT"/*.txt "$OUT/cpu.tsv"
@@ -51,6 +53,10 @@ else
     GW_CPU=()
     BACK_CPU=()
     PLACEMENT="not pinned: all processes share the machine's $(nproc) CPUs"
+fi
+if [ -n "$GATEWAY_THREADS" ]; then
+    GW_CPU=(env "TOKIO_WORKER_THREADS=$GATEWAY_THREADS" "${GW_CPU[@]}")
+    PLACEMENT="$PLACEMENT; gateway with TOKIO_WORKER_THREADS=$GATEWAY_THREADS"
 fi
 
 tmp=$(mktemp -d)
