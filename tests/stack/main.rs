@@ -12,6 +12,7 @@ mod games;
 mod hardening;
 mod loadgen;
 mod postgres;
+mod rules_replicas;
 mod rules_api;
 mod search;
 
