@@ -12,8 +12,8 @@ mod games;
 mod hardening;
 mod loadgen;
 mod postgres;
-mod rules_replicas;
 mod rules_api;
+mod rules_replicas;
 mod search;
 
 use chess_proto::v1::game_service_client::GameServiceClient;

@@ -75,7 +75,11 @@ async fn play(
         match games.make_move(mv(&id, &m, Some(ply))).await {
             Ok(s) => {
                 let s = s.into_inner();
-                assert_eq!(s.ply, ply + 1, "game {id}: the answer is the game after ply {ply}");
+                assert_eq!(
+                    s.ply,
+                    ply + 1,
+                    "game {id}: the answer is the game after ply {ply}"
+                );
                 acked.push((ply, ucis(&s).last().unwrap().clone()));
                 fen = s.fen;
                 ply += 1;
@@ -140,8 +144,7 @@ fn a_rules_replica_killed_behind_the_gateway_fails_no_call() {
             .collect();
         // Kill A a third into the load, once it has served moves.
         let started = Instant::now();
-        while played.load(Ordering::SeqCst) < GAMES as u32 * PLIES / 3 || moves_served(&a) < 1.0
-        {
+        while played.load(Ordering::SeqCst) < GAMES as u32 * PLIES / 3 || moves_served(&a) < 1.0 {
             assert!(
                 started.elapsed() < Duration::from_secs(60),
                 "the load never got a third of the way: {} moves",
@@ -166,10 +169,17 @@ fn a_rules_replica_killed_behind_the_gateway_fails_no_call() {
                     "game {id}: acknowledged move {m} at ply {ply} is stored"
                 );
             }
-            assert_eq!(stored.len(), acked.len(), "game {id}: every stored move was acknowledged");
+            assert_eq!(
+                stored.len(),
+                acked.len(),
+                "game {id}: every stored move was acknowledged"
+            );
             acked_total += acked.len();
         }
-        assert!(errors.is_empty(), "no call through the gateway failed: {errors:?}");
+        assert!(
+            errors.is_empty(),
+            "no call through the gateway failed: {errors:?}"
+        );
         assert!(
             (killed_at as usize) < acked_total,
             "the games went on after the kill"

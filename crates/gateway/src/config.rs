@@ -622,7 +622,10 @@ mod tests {
         assert!(matches!(&s.rules[1], Target::Name { host, .. } if host == "rules.chess.svc"));
         assert_eq!(s.rules_resolve_interval, None);
         let e = config(&["--rules-addr", ","]).settings().unwrap_err();
-        assert!(e.contains("--rules-addr") && e.contains("at least one"), "{e}");
+        assert!(
+            e.contains("--rules-addr") && e.contains("at least one"),
+            "{e}"
+        );
         let e = config(&["--rules-addr", "https://r:1"])
             .settings()
             .unwrap_err();

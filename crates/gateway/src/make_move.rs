@@ -116,11 +116,7 @@ fn same_move(text: &str, played: &PlayedMove) -> bool {
     let Some(m) = &played.r#move else {
         return false;
     };
-    let bare = |s: &str| {
-        s.trim()
-            .trim_end_matches(['+', '#', '!', '?'])
-            .to_owned()
-    };
+    let bare = |s: &str| s.trim().trim_end_matches(['+', '#', '!', '?']).to_owned();
     let text = bare(text);
     !text.is_empty()
         && [&m.uci, &m.san, &m.coordinate]

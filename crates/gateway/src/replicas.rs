@@ -221,7 +221,9 @@ impl Pool {
             ),
             ejections: metrics.counter(
                 &format!("gateway_{name}_ejections"),
-                &format!("Times a {name} service replica was ejected after failing with UNAVAILABLE"),
+                &format!(
+                    "Times a {name} service replica was ejected after failing with UNAVAILABLE"
+                ),
             ),
             retries: metrics.counter(
                 &format!("gateway_{name}_retries"),
@@ -315,9 +317,7 @@ impl Pool {
                     .map(|a| (a, Some(uri)))
                     .into_iter()
                     .collect(),
-                (Target::Name { .. }, Some(r)) => {
-                    r.addrs.iter().map(|&a| (a, None)).collect()
-                }
+                (Target::Name { .. }, Some(r)) => r.addrs.iter().map(|&a| (a, None)).collect(),
                 (Target::Name { .. }, None) => Vec::new(),
             };
             for (addr, uri) in addrs {
@@ -547,7 +547,15 @@ impl Pool {
         let mut failed: Vec<Tried> = Vec::new();
         for replica in self.candidates()? {
             match self
-                .attempt(&replica, &failed, retry, call, message.clone(), &client, &send_with)
+                .attempt(
+                    &replica,
+                    &failed,
+                    retry,
+                    call,
+                    message.clone(),
+                    &client,
+                    &send_with,
+                )
                 .await
             {
                 Attempt::Answered(response) => return Ok((replica, response)),
@@ -618,13 +626,17 @@ impl Pool {
             _ => {
                 let tried: Vec<String> = failed
                     .iter()
-                    .map(|Tried { address, status, .. }| {
-                        if status.message().contains(&**address) {
-                            status.message().to_owned()
-                        } else {
-                            format!("the {name} service at {address}: {}", status.message())
-                        }
-                    })
+                    .map(
+                        |Tried {
+                             address, status, ..
+                         }| {
+                            if status.message().contains(&**address) {
+                                status.message().to_owned()
+                            } else {
+                                format!("the {name} service at {address}: {}", status.message())
+                            }
+                        },
+                    )
                     .collect();
                 Status::unavailable(format!(
                     "{} failed on two {name} replicas, each UNAVAILABLE: {}",
@@ -942,11 +954,8 @@ mod tests {
                 tokio::spawn(async move {
                     use tokio::io::AsyncReadExt;
                     let mut buf = [0; 4096];
-                    let _ = tokio::time::timeout(
-                        Duration::from_millis(200),
-                        socket.read(&mut buf),
-                    )
-                    .await;
+                    let _ = tokio::time::timeout(Duration::from_millis(200), socket.read(&mut buf))
+                        .await;
                 });
             }
         });
@@ -1021,7 +1030,9 @@ mod tests {
             "{e:?}"
         );
         assert!(
-            !metrics.encode().contains("retries_total{service=\"test\"} 1"),
+            !metrics
+                .encode()
+                .contains("retries_total{service=\"test\"} 1"),
             "{}",
             metrics.encode()
         );

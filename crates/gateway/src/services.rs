@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chess_proto::FieldViolation;
-use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
+use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::game_service_server::GameService;
 use chess_proto::v1::gateway_service_server::GatewayService;
@@ -304,16 +304,28 @@ impl RulesService for Gateway {
         &self,
         request: Request<LegalMovesRequest>,
     ) -> Result<Response<LegalMovesResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, legal_moves, Retry::Safe, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            legal_moves,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn convert_moves(
         &self,
         request: Request<ConvertMovesRequest>,
     ) -> Result<Response<ConvertMovesResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, convert_moves, Retry::Safe, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            convert_moves,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn validate_fen(
@@ -327,33 +339,56 @@ impl RulesService for Gateway {
         &self,
         request: Request<PositionStatusRequest>,
     ) -> Result<Response<PositionStatusResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, position_status, Retry::Safe, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            position_status,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn parse_pgn(
         &self,
         request: Request<ParsePgnRequest>,
     ) -> Result<Response<ParsePgnResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, parse_pgn, Retry::Safe, |m| self
-            .check_pgn(&m.pgn))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            parse_pgn,
+            Retry::Safe,
+            |m| self.check_pgn(&m.pgn)
+        )
     }
 
     async fn write_pgn(
         &self,
         request: Request<WritePgnRequest>,
     ) -> Result<Response<WritePgnResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, write_pgn, Retry::Safe, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            write_pgn,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn describe_position(
         &self,
         request: Request<DescribePositionRequest>,
     ) -> Result<Response<DescribePositionResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, describe_position, Retry::Safe, |m| {
-            self.check_moves("moves", m.moves.len())
-        })
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            describe_position,
+            Retry::Safe,
+            |m| { self.check_moves("moves", m.moves.len()) }
+        )
     }
 }
 
@@ -380,7 +415,13 @@ impl GameService for Gateway {
         &self,
         request: Request<CreateGameRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, create_game, Retry::IfNotSent)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            create_game,
+            Retry::IfNotSent
+        )
     }
 
     async fn get_game(
@@ -435,21 +476,39 @@ impl GameService for Gateway {
         &self,
         request: Request<RespondToDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, respond_to_draw, Retry::IfNotSent)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            respond_to_draw,
+            Retry::IfNotSent
+        )
     }
 
     async fn claim_draw(
         &self,
         request: Request<ClaimDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, claim_draw, Retry::IfNotSent)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            claim_draw,
+            Retry::IfNotSent
+        )
     }
 
     async fn touch_piece(
         &self,
         request: Request<TouchPieceRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, touch_piece, Retry::IfNotSent)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            touch_piece,
+            Retry::IfNotSent
+        )
     }
 }
 
