@@ -69,7 +69,7 @@ start() {
     "$@" >"$log" 2>&1 &
     pids+=($!)
     for _ in $(seq 300); do
-        grep -q '^LISTENING' "$log" && break
+        grep -qs "^LISTENING" "$log" && break
         kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log" >&2; exit 1; }
         sleep 0.1
     done
