@@ -138,15 +138,18 @@ pub(crate) struct Service {
     pub flag: &'static str,
     /// The environment variable behind the flag.
     pub env: &'static str,
-    /// What its calls are, in errors ("analysis", "the call").
+    /// What its calls are, in errors.
     pub calls: &'static str,
+    /// The error's opening when none is configured.
+    pub unconfigured: &'static str,
 }
 
 pub(crate) const RULES: Service = Service {
     name: "rules",
     flag: "--rules-addr",
     env: "CHESS_GATEWAY_RULES_ADDR",
-    calls: "game and rules calls",
+    calls: "the call",
+    unconfigured: "game and rules calls are not available",
 };
 
 pub(crate) const SEARCH: Service = Service {
@@ -154,6 +157,7 @@ pub(crate) const SEARCH: Service = Service {
     flag: "--search-addr",
     env: "CHESS_GATEWAY_SEARCH_ADDR",
     calls: "analysis",
+    unconfigured: "analysis is not available",
 };
 
 /// The replicas of one backend the gateway spreads calls over.
@@ -431,10 +435,11 @@ impl Pool {
                 name,
                 flag,
                 env,
-                calls,
+                unconfigured,
+                ..
             } = self.service;
             return Err(Status::unavailable(format!(
-                "{calls} not available: this gateway has no {name} service configured; \
+                "{unconfigured}: this gateway has no {name} service configured; \
                  start chess-{name}-service and pass its address with {flag} ({env})"
             )));
         }
