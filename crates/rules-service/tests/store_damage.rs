@@ -109,8 +109,12 @@ fn serves_every_game_intact(data_dir: &Path, ids: &[String]) -> Result<(), Strin
             rest.split(' ')
                 .find_map(|w| w.strip_prefix("grpc="))
                 .map(str::to_owned)
-        })
-        .ok_or("it did not announce an address")?;
+        });
+    let Some(addr) = addr else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("it did not announce an address".to_owned());
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
