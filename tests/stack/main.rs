@@ -13,6 +13,7 @@ mod hardening;
 mod loadgen;
 mod postgres;
 mod rules_api;
+mod rules_replicas;
 mod search;
 
 use chess_proto::v1::game_service_client::GameServiceClient;

@@ -26,9 +26,9 @@ use tonic::{Code, Streaming};
 
 use crate::runtime;
 
-type Games = GameServiceClient<Channel>;
+pub(crate) type Games = GameServiceClient<Channel>;
 
-fn replica(url: &str, dir: &TempDir) -> Service {
+pub(crate) fn replica(url: &str, dir: &TempDir) -> Service {
     Service::start(
         "chess-rules-service",
         &[
@@ -46,11 +46,11 @@ fn replica(url: &str, dir: &TempDir) -> Service {
     )
 }
 
-async fn client(s: &Service) -> Games {
+pub(crate) async fn client(s: &Service) -> Games {
     GameServiceClient::new(s.channel().await)
 }
 
-async fn new_game(games: &mut Games, tc: &str) -> String {
+pub(crate) async fn new_game(games: &mut Games, tc: &str) -> String {
     games
         .create_game(CreateGameRequest {
             time_control_text: tc.into(),
@@ -64,7 +64,7 @@ async fn new_game(games: &mut Games, tc: &str) -> String {
         .game_id
 }
 
-fn mv(id: &str, text: &str, ply: Option<u32>) -> MakeMoveRequest {
+pub(crate) fn mv(id: &str, text: &str, ply: Option<u32>) -> MakeMoveRequest {
     MakeMoveRequest {
         game_id: id.into(),
         r#move: text.into(),
@@ -73,7 +73,7 @@ fn mv(id: &str, text: &str, ply: Option<u32>) -> MakeMoveRequest {
     }
 }
 
-async fn get(games: &mut Games, id: &str) -> GameState {
+pub(crate) async fn get(games: &mut Games, id: &str) -> GameState {
     games
         .get_game(GetGameRequest { game_id: id.into() })
         .await
@@ -81,7 +81,7 @@ async fn get(games: &mut Games, id: &str) -> GameState {
         .into_inner()
 }
 
-async fn watch(games: &mut Games, id: &str) -> Streaming<GameEvent> {
+pub(crate) async fn watch(games: &mut Games, id: &str) -> Streaming<GameEvent> {
     let mut w = games
         .watch_game(WatchGameRequest { game_id: id.into() })
         .await
@@ -92,7 +92,7 @@ async fn watch(games: &mut Games, id: &str) -> Streaming<GameEvent> {
     w
 }
 
-fn ucis(state: &GameState) -> Vec<String> {
+pub(crate) fn ucis(state: &GameState) -> Vec<String> {
     state
         .moves
         .iter()
@@ -102,7 +102,7 @@ fn ucis(state: &GameState) -> Vec<String> {
 
 /// Two different legal moves in `fen`, chosen by `r` (a game that can no longer offer two is
 /// replaced by the caller).
-fn two_moves(fen: &str, r: usize) -> Option<(String, String)> {
+pub(crate) fn two_moves(fen: &str, r: usize) -> Option<(String, String)> {
     let pos = Position::from_fen(fen).unwrap();
     let list = pos.legal_moves();
     let n = list.len();

@@ -44,15 +44,29 @@ pub struct GatewayConfig {
     #[arg(long, env = "CHESS_GATEWAY_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
 
-    /// The rules service (chess.v1.RulesService and chess.v1.GameService), `http://host:port`
-    /// or `host:port`.
+    /// Rules service replicas (chess.v1.RulesService and chess.v1.GameService): repeat the flag
+    /// or separate with commas, each `http://IP:port` or a name (`dns:///host:port`,
+    /// `http://host:port` or `host:port`) resolved at start and every
+    /// --rules-resolve-interval-secs, one replica per address. Several replicas must share one
+    /// game store (`--store postgres`). Calls go round-robin over the healthy replicas; one that
+    /// finds a replica unavailable is retried once on another where that is safe (queries,
+    /// GetGame, opening a watch, a MakeMove with expected_ply; any call the replica never got).
     #[arg(
         long,
         env = "CHESS_GATEWAY_RULES_ADDR",
-        default_value = "http://127.0.0.1:50052",
-        value_parser = parse_backend
+        value_delimiter = ',',
+        default_value = "http://127.0.0.1:50052"
     )]
-    pub rules_addr: Uri,
+    pub rules_addr: Vec<String>,
+
+    /// How often the names among --rules-addr are resolved again, in seconds; 0 resolves them
+    /// only at start.
+    #[arg(
+        long,
+        env = "CHESS_GATEWAY_RULES_RESOLVE_INTERVAL_SECS",
+        default_value_t = 5
+    )]
+    pub rules_resolve_interval_secs: u64,
 
     /// Search service replicas (chess.v1.AnalysisService): repeat the flag or separate with
     /// commas. `http://IP:port` is one replica; a name (`dns:///host:port`, `http://host:port`
@@ -205,9 +219,21 @@ fn parse_backend(text: &str) -> Result<Uri, String> {
     Ok(uri)
 }
 
-/// One `--search-addr` entry.
+/// The targets of a list flag; empty entries (an empty variable, a trailing comma) mean
+/// nothing.
+fn targets(flag: &str, entries: &[String]) -> Result<Vec<Target>, String> {
+    let mut targets = Vec::new();
+    for entry in entries {
+        if !entry.trim().is_empty() {
+            targets.push(parse_target(entry).map_err(|e| format!("{flag} {entry:?}: {e}"))?);
+        }
+    }
+    Ok(targets)
+}
+
+/// One `--rules-addr` or `--search-addr` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SearchTarget {
+pub(crate) enum Target {
     /// An IP address: one replica, as configured.
     Fixed(Uri),
     /// A DNS name, resolved periodically: one replica per address it resolves to.
@@ -219,19 +245,19 @@ pub(crate) enum SearchTarget {
     },
 }
 
-impl SearchTarget {
+impl Target {
     /// As configured, for logs and ServerInfo.
     pub fn shown(&self) -> String {
         match self {
-            SearchTarget::Fixed(uri) => uri.to_string().trim_end_matches('/').to_owned(),
-            SearchTarget::Name { shown, .. } => shown.clone(),
+            Target::Fixed(uri) => uri.to_string().trim_end_matches('/').to_owned(),
+            Target::Name { shown, .. } => shown.clone(),
         }
     }
 }
 
 /// `dns:///host:port` (gRPC's name syntax; no DNS server authority), or a backend address:
 /// an IP literal is a fixed replica, any other host a name to resolve.
-fn parse_search(text: &str) -> Result<SearchTarget, String> {
+fn parse_target(text: &str) -> Result<Target, String> {
     let text = text.trim();
     if let Some(rest) = text.strip_prefix("dns:") {
         let Some(target) = rest.strip_prefix("///") else {
@@ -257,9 +283,9 @@ fn parse_search(text: &str) -> Result<SearchTarget, String> {
             let uri = format!("http://{}", SocketAddr::new(ip, port))
                 .parse()
                 .map_err(|e| format!("not an address ({e})"))?;
-            return Ok(SearchTarget::Fixed(uri));
+            return Ok(Target::Fixed(uri));
         }
-        return Ok(SearchTarget::Name {
+        return Ok(Target::Name {
             shown: format!("dns:///{host}:{port}"),
             host,
             port,
@@ -273,9 +299,9 @@ fn parse_search(text: &str) -> Result<SearchTarget, String> {
         .trim_end_matches(']')
         .to_owned();
     if host.parse::<std::net::IpAddr>().is_ok() {
-        return Ok(SearchTarget::Fixed(uri));
+        return Ok(Target::Fixed(uri));
     }
-    Ok(SearchTarget::Name {
+    Ok(Target::Name {
         port: uri.port_u16().unwrap_or(80),
         shown: uri.to_string().trim_end_matches('/').to_owned(),
         host,
@@ -295,8 +321,10 @@ pub(crate) struct Settings {
     pub listen: SocketAddr,
     pub metrics_listen: SocketAddr,
     pub grace: Duration,
-    pub rules: Uri,
-    pub search: Vec<SearchTarget>,
+    pub rules: Vec<Target>,
+    /// How often names among the rules targets are resolved again; `None`: only at start.
+    pub rules_resolve_interval: Option<Duration>,
+    pub search: Vec<Target>,
     /// How often names among the search targets are resolved again; `None`: only at start.
     pub search_resolve_interval: Option<Duration>,
     pub auth: Auth,
@@ -382,13 +410,12 @@ impl GatewayConfig {
             }
             (rate, burst) => Some((rate, burst.unwrap_or(rate))),
         };
-        let mut search = Vec::new();
-        for addr in &self.search_addr {
-            // Empty entries (an empty variable, a trailing comma) mean nothing.
-            if !addr.trim().is_empty() {
-                search
-                    .push(parse_search(addr).map_err(|e| format!("--search-addr {addr:?}: {e}"))?);
-            }
+        let search = targets("--search-addr", &self.search_addr)?;
+        let rules = targets("--rules-addr", &self.rules_addr)?;
+        if rules.is_empty() {
+            return Err(
+                "--rules-addr names no rules service: give at least one address".to_owned(),
+            );
         }
         let mut cors = Vec::new();
         for origin in &self.cors_allow_origin {
@@ -407,7 +434,9 @@ impl GatewayConfig {
             listen: self.listen,
             metrics_listen: self.common.metrics_listen,
             grace: Duration::from_secs(self.common.shutdown_grace_secs),
-            rules: self.rules_addr.clone(),
+            rules,
+            rules_resolve_interval: (self.rules_resolve_interval_secs > 0)
+                .then(|| Duration::from_secs(self.rules_resolve_interval_secs)),
             search,
             search_resolve_interval: (self.search_resolve_interval_secs > 0)
                 .then(|| Duration::from_secs(self.search_resolve_interval_secs)),
@@ -518,15 +547,15 @@ mod tests {
 
     #[test]
     fn search_targets() {
-        let fixed = |text: &str| match parse_search(text).unwrap() {
-            SearchTarget::Fixed(uri) => uri.to_string(),
+        let fixed = |text: &str| match parse_target(text).unwrap() {
+            Target::Fixed(uri) => uri.to_string(),
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(fixed("10.0.0.1:50053"), "http://10.0.0.1:50053/");
         assert_eq!(fixed("http://[::1]:5"), "http://[::1]:5/");
         assert_eq!(fixed("dns:///127.0.0.1:7"), "http://127.0.0.1:7/");
-        let name = |text: &str| match parse_search(text).unwrap() {
-            SearchTarget::Name { host, port, shown } => (host, port, shown),
+        let name = |text: &str| match parse_target(text).unwrap() {
+            Target::Name { host, port, shown } => (host, port, shown),
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(
@@ -553,7 +582,7 @@ mod tests {
             "dns:///search:1/x",
             "https://search:1",
         ] {
-            assert!(parse_search(bad).is_err(), "{bad}");
+            assert!(parse_target(bad).is_err(), "{bad}");
         }
         let s = config(&[
             "--search-addr",
@@ -573,6 +602,34 @@ mod tests {
             .settings()
             .unwrap_err();
         assert!(e.contains("--search-addr") && e.contains("port"), "{e}");
+    }
+
+    #[test]
+    fn rules_targets() {
+        let s = config(&[]).settings().unwrap();
+        assert_eq!(s.rules.len(), 1);
+        assert_eq!(s.rules[0].shown(), "http://127.0.0.1:50052");
+        assert_eq!(s.rules_resolve_interval, Some(Duration::from_secs(5)));
+        let s = config(&[
+            "--rules-addr",
+            "10.0.0.1:50052,dns:///rules.chess.svc:50052",
+            "--rules-resolve-interval-secs",
+            "0",
+        ])
+        .settings()
+        .unwrap();
+        assert_eq!(s.rules.len(), 2);
+        assert!(matches!(&s.rules[1], Target::Name { host, .. } if host == "rules.chess.svc"));
+        assert_eq!(s.rules_resolve_interval, None);
+        let e = config(&["--rules-addr", ","]).settings().unwrap_err();
+        assert!(
+            e.contains("--rules-addr") && e.contains("at least one"),
+            "{e}"
+        );
+        let e = config(&["--rules-addr", "https://r:1"])
+            .settings()
+            .unwrap_err();
+        assert!(e.contains("--rules-addr") && e.contains("https"), "{e}");
     }
 
     #[test]

@@ -2,21 +2,23 @@
 //! engine's move for it from the search service and, with `play`, that move made in the game;
 //! all within the caller's deadline.
 
+use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{
     BestMoveRequest, EngineMoveRequest, EngineMoveResponse, GetGameRequest, MakeMoveRequest,
 };
 use tonic::Status;
 
-use crate::replicas::SearchPool;
-use crate::upstream::{Backend, Call, client, forward};
+use crate::make_move::make_move;
+use crate::replicas::{Pool, Retry};
+use crate::upstream::{Call, client};
 
-/// Where EngineMove's three calls go: the rules service, the search replicas, and whether
+/// Where EngineMove's three calls go: the rules replicas, the search replicas, and whether
 /// requests to them are gzipped.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Backends<'a> {
-    pub rules: &'a Backend,
-    pub search: &'a SearchPool,
+    pub rules: &'a Pool,
+    pub search: &'a Pool,
     pub gzip: bool,
 }
 
@@ -27,15 +29,21 @@ pub(crate) async fn engine_move(
     message: EngineMoveRequest,
 ) -> Result<EngineMoveResponse, Status> {
     let game_id = chess_proto::game_id_from_text("game_id", &message.game_id)?;
-    let client = client!(GameServiceClient, to.rules, to.gzip);
+    let gzip = to.gzip;
     let get = GetGameRequest {
         game_id: game_id.clone(),
     };
-    let game = forward(to.rules, client, call, get, |mut c, r| async move {
-        c.get_game(r).await
-    })
-    .await?
-    .into_inner();
+    let (_, game) = to
+        .rules
+        .call(
+            call,
+            get,
+            Retry::Safe,
+            |b| client!(GameServiceClient, b, gzip),
+            |mut c, r| async move { c.get_game(r).await },
+        )
+        .await?;
+    let game = game.into_inner();
     if let Some(outcome) = &game.outcome {
         let how = if outcome.description.is_empty() {
             &outcome.pgn_result
@@ -64,9 +72,13 @@ pub(crate) async fn engine_move(
     };
     let (_, engine) = to
         .search
-        .call(call, search, to.gzip, |mut c, r| async move {
-            c.best_move(r).await
-        })
+        .call(
+            call,
+            search,
+            Retry::Safe,
+            |b| client!(AnalysisServiceClient, b, gzip),
+            |mut c, r| async move { c.best_move(r).await },
+        )
         .await?;
     let engine = engine.into_inner();
     if !message.play {
@@ -88,12 +100,8 @@ pub(crate) async fn engine_move(
         expected_ply: Some(game.ply),
         offer_draw: false,
     };
-    let client = client!(GameServiceClient, to.rules, to.gzip);
-    let after = forward(to.rules, client, call, play, |mut c, r| async move {
-        c.make_move(r).await
-    })
-    .await?
-    .into_inner();
+    // With its expected_ply, safe on a second replica.
+    let after = make_move(to.rules, gzip, call, play).await?.into_inner();
     Ok(EngineMoveResponse {
         engine: Some(engine),
         game: Some(after),

@@ -28,6 +28,7 @@ mod auth;
 mod config;
 mod engine_move;
 mod layers;
+mod make_move;
 mod replicas;
 mod services;
 mod upstream;
@@ -75,11 +76,13 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     let settings = config.settings().map_err(ConfigError)?;
     let metrics = Metrics::new(SERVICE_NAME);
     let gateway = Arc::new(Gateway::new(&settings, &metrics, shutdown.clone()));
-    // Names among the search addresses are looked up before the gateway announces itself, so
-    // its first analysis calls have replicas to go to (a name that does not resolve yet is
+    // Names among the rules and search addresses are looked up before the gateway announces
+    // itself, so its first calls have replicas to go to (a name that does not resolve yet is
     // retried in the background).
-    gateway.search().resolve().await;
-    gateway.search().spawn_maintenance(shutdown.clone());
+    for pool in [gateway.rules(), gateway.search()] {
+        pool.resolve().await;
+        pool.spawn_maintenance(shutdown.clone());
+    }
 
     let max_message = usize::try_from(settings.max_pgn_bytes)
         .unwrap_or(usize::MAX)
@@ -150,7 +153,8 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     }
     tracing::info!(
         auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
-        rules = %gateway.rules_address(),
+        rules = ?gateway.rules().targets(),
+        rules_replicas = gateway.rules().replicas().len(),
         search = ?gateway.search().targets(),
         search_replicas = gateway.search().replicas().len(),
         rate_limit = settings.rate.map_or(0, |(rate, _)| rate),

@@ -1,8 +1,9 @@
-//! The search replicas: fixed addresses, and names resolved at start and then periodically,
-//! one channel per address. Calls go round-robin over the healthy replicas; a replica whose
-//! call fails with UNAVAILABLE is ejected for a backoff that doubles with each failure, and
-//! comes back once a health check passes; a call that fails that way before answering is
-//! retried once on another replica.
+//! The replicas of one backend (the rules service or the search service): fixed addresses,
+//! and names resolved at start and then periodically, one channel per address. Calls go
+//! round-robin over the healthy replicas; a replica whose call fails with UNAVAILABLE is
+//! ejected for a backoff that doubles with each failure, and comes back once a health check
+//! passes; a call that fails that way before answering is retried once on another replica
+//! where that is safe ([`Retry`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -11,18 +12,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_service_kit::{Metrics, Shutdown};
 use futures::future::BoxFuture;
 use http::Uri;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use tonic::codec::Streaming;
-use tonic::transport::Channel;
 use tonic::{Code, Request, Response, Status};
 
-use crate::config::SearchTarget;
-use crate::upstream::{Backend, BoxStream, Call, StreamHooks, client, forward, forward_stream};
+use crate::config::Target;
+use crate::upstream::{Backend, BoxStream, Call, Failed, StreamHooks, forward_stream, send};
 
 /// The first ejection's length; each further failure in a row doubles it, up to
 /// [`EJECT_MAX`].
@@ -48,12 +47,12 @@ fn system_resolver() -> Resolver {
     })
 }
 
-/// One search replica: an address and its channel.
+/// One replica: an address and its channel.
 #[derive(Debug)]
 pub(crate) struct Replica {
     pub backend: Backend,
     pub addr: SocketAddr,
-    /// The `--search-addr` entry it came from.
+    /// The `--rules-addr` or `--search-addr` entry it came from.
     pub source: Arc<str>,
     ejection: Mutex<Ejection>,
 }
@@ -118,9 +117,53 @@ struct PoolStats {
     retries: Counter,
 }
 
-/// The search replicas the gateway spreads analysis calls over.
-pub(crate) struct SearchPool {
-    targets: Vec<SearchTarget>,
+/// Whether a call may go to a second replica after the first failed with UNAVAILABLE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Sending it twice does no harm: queries, analysis, GetGame, opening a watch, a MakeMove
+    /// with `expected_ply` (a second copy of an applied move fails its ply check).
+    Safe,
+    /// Retried only when the first replica certainly never got it: the connection could not
+    /// be made, or the replica refused the stream unopened. CreateGame, a MakeMove without
+    /// `expected_ply`, resignations and draw calls.
+    IfNotSent,
+}
+
+/// Which backend a pool serves, for metrics, logs and errors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Service {
+    /// `rules` or `search`.
+    pub name: &'static str,
+    /// The flag that configures its addresses.
+    pub flag: &'static str,
+    /// The environment variable behind the flag.
+    pub env: &'static str,
+    /// What its calls are, in errors.
+    pub calls: &'static str,
+    /// The error's opening when none is configured.
+    pub unconfigured: &'static str,
+}
+
+pub(crate) const RULES: Service = Service {
+    name: "rules",
+    flag: "--rules-addr",
+    env: "CHESS_GATEWAY_RULES_ADDR",
+    calls: "the call",
+    unconfigured: "game and rules calls are not available",
+};
+
+pub(crate) const SEARCH: Service = Service {
+    name: "search",
+    flag: "--search-addr",
+    env: "CHESS_GATEWAY_SEARCH_ADDR",
+    calls: "analysis",
+    unconfigured: "analysis is not available",
+};
+
+/// The replicas of one backend the gateway spreads calls over.
+pub(crate) struct Pool {
+    service: Service,
+    targets: Vec<Target>,
     state: RwLock<State>,
     next: AtomicUsize,
     resolve_every: Option<Duration>,
@@ -128,9 +171,10 @@ pub(crate) struct SearchPool {
     stats: PoolStats,
 }
 
-impl std::fmt::Debug for SearchPool {
+impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchPool")
+        f.debug_struct("Pool")
+            .field("service", &self.service.name)
             .field("targets", &self.targets)
             .field("state", &self.state)
             .finish_non_exhaustive()
@@ -145,54 +189,60 @@ fn fixed_addr(uri: &Uri) -> Option<SocketAddr> {
 }
 
 /// A backend for one resolved address.
-fn backend_for(addr: SocketAddr) -> Backend {
+fn backend_for(service: &'static str, addr: SocketAddr) -> Backend {
     let uri: Uri = format!("http://{addr}")
         .parse()
         .unwrap_or_else(|_| Uri::from_static("http://127.0.0.1:0"));
-    Backend::new("search", &uri)
+    Backend::new(service, &uri)
 }
 
-impl SearchPool {
+impl Pool {
     pub fn new(
-        targets: &[SearchTarget],
+        service: Service,
+        targets: &[Target],
         resolve_every: Option<Duration>,
         metrics: &Metrics,
-    ) -> SearchPool {
-        SearchPool::with_resolver(targets, resolve_every, metrics, system_resolver())
+    ) -> Pool {
+        Pool::with_resolver(service, targets, resolve_every, metrics, system_resolver())
     }
 
     pub fn with_resolver(
-        targets: &[SearchTarget],
+        service: Service,
+        targets: &[Target],
         resolve_every: Option<Duration>,
         metrics: &Metrics,
         resolver: Resolver,
-    ) -> SearchPool {
+    ) -> Pool {
+        let name = service.name;
         let stats = PoolStats {
             replicas: metrics.gauge(
-                "gateway_search_replicas",
-                "Search replicas known (fixed addresses and resolved names)",
+                &format!("gateway_{name}_replicas"),
+                &format!("{name} service replicas known (fixed addresses and resolved names)"),
             ),
             healthy: metrics.gauge(
-                "gateway_search_replicas_healthy",
-                "Search replicas taking calls (not ejected)",
+                &format!("gateway_{name}_replicas_healthy"),
+                &format!("{name} service replicas taking calls (not ejected)"),
             ),
             ejections: metrics.counter(
-                "gateway_search_ejections",
-                "Times a search replica was ejected after failing with UNAVAILABLE",
+                &format!("gateway_{name}_ejections"),
+                &format!(
+                    "Times a {name} service replica was ejected after failing with UNAVAILABLE"
+                ),
             ),
             retries: metrics.counter(
-                "gateway_search_retries",
-                "Analysis calls retried on another search replica after UNAVAILABLE",
+                &format!("gateway_{name}_retries"),
+                &format!("Calls retried on another {name} service replica after UNAVAILABLE"),
             ),
         };
         let resolutions = targets
             .iter()
             .map(|t| match t {
-                SearchTarget::Fixed(_) => None,
-                SearchTarget::Name { .. } => Some(Resolution::default()),
+                Target::Fixed(_) => None,
+                Target::Name { .. } => Some(Resolution::default()),
             })
             .collect();
-        let pool = SearchPool {
+        let pool = Pool {
+            service,
             targets: targets.to_vec(),
             state: RwLock::new(State {
                 resolutions,
@@ -224,15 +274,20 @@ impl SearchPool {
         !self.targets.is_empty()
     }
 
-    /// The `--search-addr` entries as configured.
+    /// Which backend this pool serves.
+    pub fn service(&self) -> Service {
+        self.service
+    }
+
+    /// The address entries as configured.
     pub fn targets(&self) -> Vec<String> {
-        self.targets.iter().map(SearchTarget::shown).collect()
+        self.targets.iter().map(Target::shown).collect()
     }
 
     fn has_names(&self) -> bool {
         self.targets
             .iter()
-            .any(|t| matches!(t, SearchTarget::Name { .. }))
+            .any(|t| matches!(t, Target::Name { .. }))
     }
 
     /// The replicas now known, in target order.
@@ -262,14 +317,12 @@ impl SearchPool {
         for (target, resolution) in self.targets.iter().zip(&state.resolutions) {
             let source: Arc<str> = target.shown().into();
             let addrs: Vec<(SocketAddr, Option<&Uri>)> = match (target, resolution) {
-                (SearchTarget::Fixed(uri), _) => fixed_addr(uri)
+                (Target::Fixed(uri), _) => fixed_addr(uri)
                     .map(|a| (a, Some(uri)))
                     .into_iter()
                     .collect(),
-                (SearchTarget::Name { .. }, Some(r)) => {
-                    r.addrs.iter().map(|&a| (a, None)).collect()
-                }
-                (SearchTarget::Name { .. }, None) => Vec::new(),
+                (Target::Name { .. }, Some(r)) => r.addrs.iter().map(|&a| (a, None)).collect(),
+                (Target::Name { .. }, None) => Vec::new(),
             };
             for (addr, uri) in addrs {
                 if replicas.iter().any(|r| r.addr == addr) {
@@ -277,11 +330,11 @@ impl SearchPool {
                 }
                 let replica = old.get(&addr).cloned().unwrap_or_else(|| {
                     let backend = match uri {
-                        Some(uri) => Backend::new("search", uri),
-                        None => backend_for(addr),
+                        Some(uri) => Backend::new(self.service.name, uri),
+                        None => backend_for(self.service.name, addr),
                     };
                     if uri.is_none() {
-                        tracing::info!(address = %backend.address, source = %source, "search replica added");
+                        tracing::info!(service = self.service.name, address = %backend.address, source = %source, "replica added");
                     }
                     Arc::new(Replica::new(backend, addr, source.clone()))
                 });
@@ -293,7 +346,7 @@ impl SearchPool {
             .iter()
             .filter(|r| !replicas.iter().any(|n| n.addr == r.addr))
         {
-            tracing::info!(address = %gone.backend.address, source = %gone.source, "search replica removed (no longer in DNS)");
+            tracing::info!(service = self.service.name, address = %gone.backend.address, source = %gone.source, "replica removed (no longer in DNS)");
         }
         state.replicas = Arc::from(replicas);
         self.publish(&state.replicas);
@@ -316,7 +369,7 @@ impl SearchPool {
         let lookups = self.targets.iter().map(|t| {
             let resolver = self.resolver.clone();
             async move {
-                let SearchTarget::Name { host, port, .. } = t else {
+                let Target::Name { host, port, .. } = t else {
                     return None;
                 };
                 let answer =
@@ -346,10 +399,10 @@ impl SearchPool {
                     addrs.sort();
                     addrs.dedup();
                     if resolution.error.take().is_some() {
-                        tracing::info!(name = %target.shown(), "search name resolves again");
+                        tracing::info!(service = self.service.name, name = %target.shown(), "name resolves again");
                     }
                     if addrs != resolution.addrs {
-                        tracing::debug!(name = %target.shown(), ?addrs, "search name resolved");
+                        tracing::debug!(service = self.service.name, name = %target.shown(), ?addrs, "name resolved");
                         resolution.addrs = addrs;
                         changed = true;
                     }
@@ -357,10 +410,11 @@ impl SearchPool {
                 Err(e) => {
                     if resolution.error.as_deref() != Some(&e) {
                         tracing::warn!(
+                            service = self.service.name,
                             name = %target.shown(),
                             error = %e,
                             kept = resolution.addrs.len(),
-                            "cannot resolve a search name; keeping its previous addresses"
+                            "cannot resolve a name; keeping its previous addresses"
                         );
                     }
                     resolution.error = Some(e);
@@ -377,11 +431,17 @@ impl SearchPool {
     /// has somewhere to go when every replica is ejected.
     pub fn candidates(&self) -> Result<Vec<Arc<Replica>>, Status> {
         if self.targets.is_empty() {
-            return Err(Status::unavailable(
-                "analysis is not available: this gateway has no search service configured; \
-                 start chess-search-service and pass its address with --search-addr \
-                 (CHESS_GATEWAY_SEARCH_ADDR)",
-            ));
+            let Service {
+                name,
+                flag,
+                env,
+                unconfigured,
+                ..
+            } = self.service;
+            return Err(Status::unavailable(format!(
+                "{unconfigured}: this gateway has no {name} service configured; \
+                 start chess-{name}-service and pass its address with {flag} ({env})"
+            )));
         }
         let replicas = self.replicas();
         if replicas.is_empty() {
@@ -394,7 +454,8 @@ impl SearchPool {
                 })
                 .collect();
             return Err(Status::unavailable(format!(
-                "no search replica is known: {} resolved to no address{}",
+                "no {} replica is known: {} resolved to no address{}",
+                self.service.name,
                 names.join(", "),
                 match self.resolve_every {
                     Some(every) => format!("; resolving again every {} s", every.as_secs()),
@@ -433,7 +494,7 @@ impl SearchPool {
             let mut e = replica.ejection();
             let now = Instant::now();
             if e.until.is_some_and(|until| until > now) {
-                tracing::debug!(address = %replica.backend.address, error = status.message(), "call failed on an ejected search replica");
+                tracing::debug!(service = self.service.name, address = %replica.backend.address, error = status.message(), "call failed on an ejected replica");
                 return;
             }
             e.failures = e.failures.saturating_add(1);
@@ -443,12 +504,13 @@ impl SearchPool {
         };
         self.stats.ejections.inc();
         tracing::warn!(
+            service = self.service.name,
             address = %replica.backend.address,
             source = %replica.source,
             failures,
             backoff_ms = u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX),
             error = status.message(),
-            "search replica ejected"
+            "replica ejected"
         );
         self.publish(&self.replicas());
     }
@@ -462,7 +524,7 @@ impl SearchPool {
             was
         };
         if was_ejected {
-            tracing::info!(address = %replica.backend.address, source = %replica.source, "search replica back");
+            tracing::info!(service = self.service.name, address = %replica.backend.address, source = %replica.source, "replica back");
             self.publish(&self.replicas());
         }
     }
@@ -472,77 +534,132 @@ impl SearchPool {
         self.stats.retries.inc();
     }
 
-    /// Forwards an idempotent analysis call to a search replica (round-robin over the healthy
-    /// ones; `gzip` compresses the request). One that fails with UNAVAILABLE before answering
-    /// is ejected and the call is retried once on another replica, within the same deadline.
-    /// Also says which replica answered.
-    pub async fn call<Req: Clone, Resp, Fut>(
+    /// Forwards a call to a replica (round-robin over the healthy ones), `client` making the
+    /// generated client for a replica's channel. One that fails with UNAVAILABLE before
+    /// answering is ejected and, where `retry` allows, the call is sent once more to another
+    /// replica within the same deadline. Also says which replica answered.
+    pub async fn call<C, Req: Clone, Resp, Fut>(
         &self,
         call: &Call,
         message: Req,
-        gzip: bool,
-        send: impl Fn(AnalysisServiceClient<Channel>, Request<Req>) -> Fut,
+        retry: Retry,
+        client: impl Fn(&Backend) -> C,
+        send_with: impl Fn(C, Request<Req>) -> Fut,
     ) -> Result<(Arc<Replica>, Response<Resp>), Status>
     where
         Fut: Future<Output = Result<Response<Resp>, Status>>,
     {
-        let candidates = self.candidates()?;
-        let mut failed: Vec<(Arc<str>, Status)> = Vec::new();
-        for replica in candidates {
-            let backend = &replica.backend;
-            if call.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(backend.deadline_exceeded());
-            }
-            if !failed.is_empty() {
-                self.retried();
-                tracing::info!(address = %backend.address, "retrying the analysis call on another search replica");
-            }
-            let client = client!(AnalysisServiceClient, backend, gzip);
-            match forward(backend, client, call, message.clone(), &send).await {
-                Err(status) if status.code() == Code::Unavailable => {
-                    self.failed(&replica, &status);
-                    failed.push((backend.address.clone(), status));
-                }
-                Err(status) => return Err(status),
-                Ok(response) => {
-                    self.succeeded(&replica);
-                    return Ok((replica, response));
-                }
+        let mut failed: Vec<Tried> = Vec::new();
+        for replica in self.candidates()? {
+            match self
+                .attempt(
+                    &replica,
+                    &failed,
+                    retry,
+                    call,
+                    message.clone(),
+                    &client,
+                    &send_with,
+                )
+                .await
+            {
+                Attempt::Answered(response) => return Ok((replica, response)),
+                Attempt::Refused(status) => return Err(status),
+                Attempt::Unavailable(tried) => failed.push(tried),
+                Attempt::NotRetried => break,
             }
         }
-        match failed.len() {
-            0 => Err(Status::unavailable("no search replica answered")),
-            // The only replica there is: its own answer, details and all.
-            1 => Err(failed
-                .pop()
-                .map(|(_, status)| status)
-                .unwrap_or_else(|| Status::unavailable("no search replica answered"))),
-            _ => {
-                let tried: Vec<String> = failed
-                    .iter()
-                    .map(|(address, status)| {
-                        if status.message().contains(&**address) {
-                            status.message().to_owned()
-                        } else {
-                            format!("the search service at {address}: {}", status.message())
-                        }
-                    })
-                    .collect();
-                Err(Status::unavailable(format!(
-                    "analysis failed on two search replicas, each UNAVAILABLE: {}",
-                    tried.join("; ")
-                )))
+        Err(self.all_failed(failed))
+    }
+
+    /// One try of a call on `replica`, after the tries that `failed` before it.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn attempt<C, Req, Resp, Fut>(
+        &self,
+        replica: &Arc<Replica>,
+        failed: &[Tried],
+        retry: Retry,
+        call: &Call,
+        message: Req,
+        client: &impl Fn(&Backend) -> C,
+        send_with: &impl Fn(C, Request<Req>) -> Fut,
+    ) -> Attempt<Resp>
+    where
+        Fut: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let backend = &replica.backend;
+        if call.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Attempt::Refused(backend.deadline_exceeded());
+        }
+        if let Some(last) = failed.last() {
+            if retry == Retry::IfNotSent && last.maybe_received {
+                return Attempt::NotRetried;
+            }
+            self.retried();
+            tracing::info!(service = self.service.name, address = %backend.address, "retrying the call on another replica");
+        }
+        match send(backend, client(backend), call, message, send_with).await {
+            Err(Failed {
+                status,
+                maybe_received,
+            }) if status.code() == Code::Unavailable => {
+                self.failed(replica, &status);
+                Attempt::Unavailable(Tried {
+                    address: backend.address.clone(),
+                    status,
+                    maybe_received,
+                })
+            }
+            Err(failed) => Attempt::Refused(failed.status),
+            Ok(response) => {
+                self.succeeded(replica);
+                Attempt::Answered(response)
             }
         }
     }
 
-    /// A stream from `replica` (as [`SearchPool::call`] answered) passed through; failing with
-    /// UNAVAILABLE ejects the replica.
+    /// The error for a call that no replica answered: the only failure as it was, or both.
+    pub fn all_failed(&self, mut failed: Vec<Tried>) -> Status {
+        let name = self.service.name;
+        match failed.len() {
+            0 => Status::unavailable(format!("no {name} replica answered")),
+            // The only replica there is, or a call not retried: its own answer, details and all.
+            1 => failed
+                .pop()
+                .map(|tried| tried.status)
+                .unwrap_or_else(|| Status::unavailable(format!("no {name} replica answered"))),
+            _ => {
+                let tried: Vec<String> = failed
+                    .iter()
+                    .map(
+                        |Tried {
+                             address, status, ..
+                         }| {
+                            if status.message().contains(&**address) {
+                                status.message().to_owned()
+                            } else {
+                                format!("the {name} service at {address}: {}", status.message())
+                            }
+                        },
+                    )
+                    .collect();
+                Status::unavailable(format!(
+                    "{} failed on two {name} replicas, each UNAVAILABLE: {}",
+                    self.service.calls,
+                    tried.join("; ")
+                ))
+            }
+        }
+    }
+
+    /// A stream from `replica` (as [`Pool::call`] answered) passed through with `hooks`;
+    /// failing with UNAVAILABLE ejects the replica.
     pub fn stream<T: Send + 'static>(
         self: &Arc<Self>,
         response: Response<Streaming<T>>,
         replica: Arc<Replica>,
         deadline: Option<Instant>,
+        hooks: StreamHooks,
     ) -> Response<BoxStream<T>> {
         let backend = replica.backend.clone();
         let pool = self.clone();
@@ -550,7 +667,7 @@ impl SearchPool {
             on_unavailable: Some(Box::new(move |status: &Status| {
                 pool.failed(&replica, status);
             })),
-            ..StreamHooks::default()
+            ..hooks
         };
         forward_stream(response, &backend, deadline, hooks)
     }
@@ -607,6 +724,29 @@ impl SearchPool {
     }
 }
 
+/// How one try of a call ended.
+pub(crate) enum Attempt<Resp> {
+    /// The replica answered.
+    Answered(Response<Resp>),
+    /// It failed with UNAVAILABLE (and was ejected).
+    Unavailable(Tried),
+    /// Any other failure: the call's answer, not to be retried.
+    Refused(Status),
+    /// Not sent: the previous try may have reached its replica and the call is not safe to
+    /// send twice.
+    NotRetried,
+}
+
+/// A try that failed with UNAVAILABLE.
+#[derive(Debug)]
+pub(crate) struct Tried {
+    /// The replica's address.
+    pub address: Arc<str>,
+    pub status: Status,
+    /// Whether the replica may have received the call (and acted on it).
+    pub maybe_received: bool,
+}
+
 /// The ejection after `failures` failures in a row: 1 s, 2 s, 4 s ... up to 30 s.
 fn backoff(failures: u32) -> Duration {
     let doublings = failures.saturating_sub(1).min(16);
@@ -617,8 +757,8 @@ fn backoff(failures: u32) -> Duration {
 mod tests {
     use super::*;
 
-    fn name(host: &str, port: u16) -> SearchTarget {
-        SearchTarget::Name {
+    fn name(host: &str, port: u16) -> Target {
+        Target::Name {
             host: host.to_owned(),
             port,
             shown: format!("dns:///{host}:{port}"),
@@ -644,7 +784,7 @@ mod tests {
         (resolver, table)
     }
 
-    fn addrs(pool: &SearchPool) -> Vec<SocketAddr> {
+    fn addrs(pool: &Pool) -> Vec<SocketAddr> {
         pool.replicas().iter().map(|r| r.addr).collect()
     }
 
@@ -660,9 +800,10 @@ mod tests {
     #[tokio::test]
     async fn names_resolve_to_one_replica_per_address_and_follow_dns() {
         let (resolver, dns) = fake_dns();
-        let fixed = SearchTarget::Fixed("http://10.0.0.1:7".parse().unwrap());
+        let fixed = Target::Fixed("http://10.0.0.1:7".parse().unwrap());
         let metrics = Metrics::new("test");
-        let pool = SearchPool::with_resolver(
+        let pool = Pool::with_resolver(
+            SEARCH,
             &[fixed, name("search", 50053)],
             Some(Duration::from_secs(5)),
             &metrics,
@@ -727,11 +868,11 @@ mod tests {
 
     #[tokio::test]
     async fn round_robin_skips_ejected_replicas_but_never_leaves_a_call_nowhere() {
-        let targets: Vec<SearchTarget> = (1..=3)
-            .map(|i| SearchTarget::Fixed(format!("http://10.0.0.{i}:1").parse().unwrap()))
+        let targets: Vec<Target> = (1..=3)
+            .map(|i| Target::Fixed(format!("http://10.0.0.{i}:1").parse().unwrap()))
             .collect();
         let metrics = Metrics::new("test");
-        let pool = SearchPool::new(&targets, None, &metrics);
+        let pool = Pool::new(SEARCH, &targets, None, &metrics);
         let first: Vec<SocketAddr> = (0..3).map(|_| pool.candidates().unwrap()[0].addr).collect();
         assert_eq!(first.len(), 3);
         assert_eq!(
@@ -776,11 +917,12 @@ mod tests {
     #[tokio::test]
     async fn nothing_configured_or_resolved_is_unavailable_with_a_reason() {
         let metrics = Metrics::new("test");
-        let pool = SearchPool::new(&[], None, &metrics);
+        let pool = Pool::new(SEARCH, &[], None, &metrics);
         let e = pool.candidates().unwrap_err();
         assert!(e.message().contains("--search-addr"), "{e:?}");
         let (resolver, _) = fake_dns();
-        let pool = SearchPool::with_resolver(
+        let pool = Pool::with_resolver(
+            SEARCH,
             &[name("search", 1)],
             Some(Duration::from_secs(5)),
             &metrics,
@@ -791,6 +933,123 @@ mod tests {
         assert!(
             e.message().contains("dns:///search:1") && e.message().contains("every 5 s"),
             "{e:?}"
+        );
+    }
+
+    /// A health service on a free loopback port, for calls that must be answered.
+    async fn live_server() -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (_, health) = tonic_health::server::health_reporter();
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(health)
+                .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+        );
+        addr
+    }
+
+    /// A port that takes connections, reads what comes and hangs up: a replica that dies
+    /// with the call on it.
+    async fn dying_server() -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    use tokio::io::AsyncReadExt;
+                    let mut buf = [0; 4096];
+                    let _ = tokio::time::timeout(Duration::from_millis(200), socket.read(&mut buf))
+                        .await;
+                });
+            }
+        });
+        addr
+    }
+
+    /// A loopback port nobody listens on.
+    fn closed_port() -> SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    }
+
+    /// One health call through `pool` with `retry`: the replica that answered, or the error.
+    async fn health_call(pool: &Pool, retry: Retry) -> Result<SocketAddr, Status> {
+        use tonic_health::pb::HealthCheckRequest;
+        use tonic_health::pb::health_client::HealthClient;
+        let call = Call {
+            metadata: tonic::metadata::MetadataMap::new(),
+            deadline: Some(Instant::now() + Duration::from_secs(10)),
+            caller: crate::auth::Caller::Ip("test".into()),
+        };
+        pool.call(
+            &call,
+            HealthCheckRequest::default(),
+            retry,
+            |b| HealthClient::new(b.channel.clone()),
+            |mut c, r| async move { c.check(r).await },
+        )
+        .await
+        .map(|(replica, _)| replica.addr)
+    }
+
+    fn fixed(addrs: &[SocketAddr]) -> Vec<Target> {
+        addrs
+            .iter()
+            .map(|a| Target::Fixed(format!("http://{a}").parse().unwrap()))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_call_the_replica_never_got_is_retried_whatever_it_is() {
+        let live = live_server().await;
+        let dead = closed_port();
+        let metrics = Metrics::new("test");
+        let pool = Pool::new(RULES, &fixed(&[dead, live]), None, &metrics);
+        // The first call starts at the dead replica: refused connection, so even a call that
+        // is not safe to send twice goes on to the live one.
+        assert_eq!(health_call(&pool, Retry::IfNotSent).await.unwrap(), live);
+        let text = metrics.encode();
+        assert!(
+            text.contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
+                && text.contains("chess_gateway_rules_ejections_total{service=\"test\"} 1"),
+            "{text}"
+        );
+        // Ejected now: calls go to the live one only.
+        for _ in 0..4 {
+            assert_eq!(health_call(&pool, Retry::IfNotSent).await.unwrap(), live);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_call_that_may_have_arrived_is_retried_only_when_safe() {
+        let live = live_server().await;
+        let dying = dying_server().await;
+        let metrics = Metrics::new("test");
+        let pool = Pool::new(RULES, &fixed(&[dying, live]), None, &metrics);
+        // Not safe to send twice: the dying replica's failure is the answer, not a retry.
+        let e = health_call(&pool, Retry::IfNotSent).await.unwrap_err();
+        assert_eq!(e.code(), Code::Unavailable, "{e:?}");
+        assert!(
+            e.message().contains("rules service") && e.message().contains(&dying.to_string()),
+            "{e:?}"
+        );
+        assert!(
+            !metrics
+                .encode()
+                .contains("retries_total{service=\"test\"} 1"),
+            "{}",
+            metrics.encode()
+        );
+        // Safe: sent again to the live replica. (The dying one is ejected by now, so bring it
+        // back to be tried first.)
+        pool.succeeded(&pool.replicas()[0]);
+        pool.next.store(0, Ordering::Relaxed);
+        assert_eq!(health_call(&pool, Retry::Safe).await.unwrap(), live);
+        assert!(
+            metrics
+                .encode()
+                .contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
         );
     }
 }

@@ -1,13 +1,14 @@
 //! The four public services: each call is admitted (key, rate, deadline), checked against the
 //! limits, then forwarded to the backend that owns it ([`crate::upstream`] sends it on,
-//! [`crate::replicas`] picks the search replica; EngineMove is composed in
-//! [`crate::engine_move`]).
+//! [`crate::replicas`] picks the rules or search replica; MakeMove's retry is in
+//! [`crate::make_move`], and EngineMove is composed in [`crate::engine_move`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chess_proto::FieldViolation;
+use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::game_service_server::GameService;
@@ -34,17 +35,16 @@ use tonic::{Code, Request, Response, Status};
 use crate::auth::{Authenticator, Caller};
 use crate::config::Settings;
 use crate::engine_move::{Backends, engine_move};
-use crate::replicas::SearchPool;
-use crate::upstream::{
-    Backend, BoxStream, Call, StreamHooks, client, forward, forward_stream, incoming_timeout,
-};
+use crate::make_move::make_move;
+use crate::replicas::{Pool, RULES, Retry, SEARCH};
+use crate::upstream::{Backend, BoxStream, Call, StreamHooks, client, incoming_timeout};
 
 /// The gateway's state, shared by all four services.
 #[derive(Debug)]
 pub(crate) struct Gateway {
     auth: Authenticator,
-    rules: Backend,
-    search: Arc<SearchPool>,
+    rules: Arc<Pool>,
+    search: Arc<Pool>,
     max_pgn_bytes: u64,
     max_moves: u32,
     max_batch: u32,
@@ -73,8 +73,14 @@ impl Gateway {
                 settings.rate,
                 settings.max_auth_failures,
             ),
-            rules: Backend::new("rules", &settings.rules),
-            search: Arc::new(SearchPool::new(
+            rules: Arc::new(Pool::new(
+                RULES,
+                &settings.rules,
+                settings.rules_resolve_interval,
+                metrics,
+            )),
+            search: Arc::new(Pool::new(
+                SEARCH,
                 &settings.search,
                 settings.search_resolve_interval,
                 metrics,
@@ -137,11 +143,11 @@ impl Gateway {
         ))
     }
 
-    pub fn rules_address(&self) -> &str {
-        &self.rules.address
+    pub fn rules(&self) -> &Arc<Pool> {
+        &self.rules
     }
 
-    pub fn search(&self) -> &Arc<SearchPool> {
+    pub fn search(&self) -> &Arc<Pool> {
         &self.search
     }
 
@@ -252,16 +258,43 @@ impl Drop for WatchSlot {
     }
 }
 
-/// A unary call to the rules service, after the admission and the given checks.
+/// A unary call to a rules replica, after the admission and the given checks; `$retry` says
+/// whether it may be sent to a second replica.
 macro_rules! rules_call {
-    ($self:ident, $request:ident, $client:ident, $method:ident $(, |$m:ident| $check:expr)?) => {{
+    ($self:ident, $request:ident, $client:ident, $method:ident, $retry:expr
+     $(, |$m:ident| $check:expr)?) => {{
         let (call, message) = $self.admit(stringify!($method), $request, true)?;
         $( { let $m = &message; $check?; } )?
-        let client = client!($client, $self.rules, $self.backend_gzip);
-        forward(&$self.rules, client, &call, message, |mut c, r| async move {
-            c.$method(r).await
-        })
-        .await
+        let gzip = $self.backend_gzip;
+        $self
+            .rules
+            .call(
+                &call,
+                message,
+                $retry,
+                |b| client!($client, b, gzip),
+                |mut c, r| async move { c.$method(r).await },
+            )
+            .await
+            .map(|(_, response)| response)
+    }};
+}
+
+/// A call to a search replica (any analysis call is safe to send twice) after the admission
+/// and the checks; the replica and the answer.
+macro_rules! search_call {
+    ($self:ident, $call:expr, $message:expr, $method:ident) => {{
+        let gzip = $self.backend_gzip;
+        $self
+            .search
+            .call(
+                $call,
+                $message,
+                Retry::Safe,
+                |b| client!(AnalysisServiceClient, b, gzip),
+                |mut c, r| async move { c.$method(r).await },
+            )
+            .await
     }};
 }
 
@@ -271,56 +304,91 @@ impl RulesService for Gateway {
         &self,
         request: Request<LegalMovesRequest>,
     ) -> Result<Response<LegalMovesResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, legal_moves, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            legal_moves,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn convert_moves(
         &self,
         request: Request<ConvertMovesRequest>,
     ) -> Result<Response<ConvertMovesResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, convert_moves, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            convert_moves,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn validate_fen(
         &self,
         request: Request<ValidateFenRequest>,
     ) -> Result<Response<ValidateFenResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, validate_fen)
+        rules_call!(self, request, RulesServiceClient, validate_fen, Retry::Safe)
     }
 
     async fn position_status(
         &self,
         request: Request<PositionStatusRequest>,
     ) -> Result<Response<PositionStatusResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, position_status, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            position_status,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn parse_pgn(
         &self,
         request: Request<ParsePgnRequest>,
     ) -> Result<Response<ParsePgnResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, parse_pgn, |m| self
-            .check_pgn(&m.pgn))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            parse_pgn,
+            Retry::Safe,
+            |m| self.check_pgn(&m.pgn)
+        )
     }
 
     async fn write_pgn(
         &self,
         request: Request<WritePgnRequest>,
     ) -> Result<Response<WritePgnResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, write_pgn, |m| self
-            .check_moves("moves", m.moves.len()))
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            write_pgn,
+            Retry::Safe,
+            |m| self.check_moves("moves", m.moves.len())
+        )
     }
 
     async fn describe_position(
         &self,
         request: Request<DescribePositionRequest>,
     ) -> Result<Response<DescribePositionResponse>, Status> {
-        rules_call!(self, request, RulesServiceClient, describe_position, |m| {
-            self.check_moves("moves", m.moves.len())
-        })
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            describe_position,
+            Retry::Safe,
+            |m| { self.check_moves("moves", m.moves.len()) }
+        )
     }
 }
 
@@ -347,21 +415,28 @@ impl GameService for Gateway {
         &self,
         request: Request<CreateGameRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, create_game)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            create_game,
+            Retry::IfNotSent
+        )
     }
 
     async fn get_game(
         &self,
         request: Request<GetGameRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, get_game)
+        rules_call!(self, request, GameServiceClient, get_game, Retry::Safe)
     }
 
     async fn make_move(
         &self,
         request: Request<MakeMoveRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, make_move)
+        let (call, message) = self.admit("make_move", request, true)?;
+        make_move(&self.rules, self.backend_gzip, &call, message).await
     }
 
     type WatchGameStream = BoxStream<GameEvent>;
@@ -372,43 +447,68 @@ impl GameService for Gateway {
     ) -> Result<Response<Self::WatchGameStream>, Status> {
         let (call, message) = self.admit("watch_game", request, false)?;
         let slot = self.watcher_slot(&call.caller)?;
-        let client = client!(GameServiceClient, self.rules, self.backend_gzip);
-        let response = forward(&self.rules, client, &call, message, |mut c, r| async move {
-            c.watch_game(r).await
-        })
-        .await?;
+        let gzip = self.backend_gzip;
+        // Opening a watch changes nothing: safe on a second replica.
+        let (replica, response) = self
+            .rules
+            .call(
+                &call,
+                message,
+                Retry::Safe,
+                |b| client!(GameServiceClient, b, gzip),
+                |mut c, r| async move { c.watch_game(r).await },
+            )
+            .await?;
         let shutdown = self.shutdown.clone();
         let hooks = StreamHooks {
             stop: Some(Box::pin(async move { shutdown.wait().await })),
             hold: Some(Box::new(slot)),
             ..StreamHooks::default()
         };
-        Ok(forward_stream(response, &self.rules, call.deadline, hooks))
+        Ok(self.rules.stream(response, replica, call.deadline, hooks))
     }
 
     async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, resign)
+        rules_call!(self, request, GameServiceClient, resign, Retry::IfNotSent)
     }
 
     async fn respond_to_draw(
         &self,
         request: Request<RespondToDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, respond_to_draw)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            respond_to_draw,
+            Retry::IfNotSent
+        )
     }
 
     async fn claim_draw(
         &self,
         request: Request<ClaimDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, claim_draw)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            claim_draw,
+            Retry::IfNotSent
+        )
     }
 
     async fn touch_piece(
         &self,
         request: Request<TouchPieceRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, touch_piece)
+        rules_call!(
+            self,
+            request,
+            GameServiceClient,
+            touch_piece,
+            Retry::IfNotSent
+        )
     }
 }
 
@@ -420,12 +520,7 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<AnalyzeResponse>, Status> {
         let (call, message) = self.admit("analyze", request, true)?;
         self.check_moves("moves", message.moves.len())?;
-        let (_, response) = self
-            .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.analyze(r).await
-            })
-            .await?;
+        let (_, response) = search_call!(self, &call, message, analyze)?;
         Ok(response)
     }
 
@@ -437,13 +532,10 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<Self::AnalyzeStreamStream>, Status> {
         let (call, message) = self.admit("analyze_stream", request, false)?;
         self.check_moves("moves", message.moves.len())?;
-        let (replica, response) = self
+        let (replica, response) = search_call!(self, &call, message, analyze_stream)?;
+        Ok(self
             .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.analyze_stream(r).await
-            })
-            .await?;
-        Ok(self.search.stream(response, replica, call.deadline))
+            .stream(response, replica, call.deadline, StreamHooks::default()))
     }
 
     type AnalyzeBatchStream = BoxStream<AnalyzeBatchResponse>;
@@ -457,13 +549,10 @@ impl AnalysisService for Gateway {
         for (i, position) in message.positions.iter().enumerate() {
             self.check_moves(&format!("positions[{i}].moves"), position.moves.len())?;
         }
-        let (replica, response) = self
+        let (replica, response) = search_call!(self, &call, message, analyze_batch)?;
+        Ok(self
             .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.analyze_batch(r).await
-            })
-            .await?;
-        Ok(self.search.stream(response, replica, call.deadline))
+            .stream(response, replica, call.deadline, StreamHooks::default()))
     }
 
     async fn best_move(
@@ -472,12 +561,7 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<BestMoveResponse>, Status> {
         let (call, message) = self.admit("best_move", request, true)?;
         self.check_moves("moves", message.moves.len())?;
-        let (_, response) = self
-            .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.best_move(r).await
-            })
-            .await?;
+        let (_, response) = search_call!(self, &call, message, best_move)?;
         Ok(response)
     }
 
@@ -487,12 +571,7 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<ReviewGameResponse>, Status> {
         let (call, message) = self.admit("review_game", request, true)?;
         self.check_pgn(&message.pgn)?;
-        let (_, response) = self
-            .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.review_game(r).await
-            })
-            .await?;
+        let (_, response) = search_call!(self, &call, message, review_game)?;
         Ok(response)
     }
 
@@ -502,12 +581,7 @@ impl AnalysisService for Gateway {
     ) -> Result<Response<EvaluatePositionsResponse>, Status> {
         let (call, message) = self.admit("evaluate_positions", request, true)?;
         self.check_batch("fens", message.fens.len())?;
-        let (_, response) = self
-            .search
-            .call(&call, message, self.backend_gzip, |mut c, r| async move {
-                c.evaluate_positions(r).await
-            })
-            .await?;
+        let (_, response) = search_call!(self, &call, message, evaluate_positions)?;
         Ok(response)
     }
 }
@@ -519,9 +593,12 @@ impl GatewayService for Gateway {
         request: Request<ServerInfoRequest>,
     ) -> Result<Response<ServerInfoResponse>, Status> {
         self.admit("server_info", request, true)?;
-        let replicas = self.search.replicas();
-        let backends: Vec<&Backend> = std::iter::once(&self.rules)
-            .chain(replicas.iter().map(|r| &r.backend))
+        let rules = self.rules.replicas();
+        let search = self.search.replicas();
+        let backends: Vec<&Backend> = rules
+            .iter()
+            .chain(search.iter())
+            .map(|r| &r.backend)
             .collect();
         let health = futures::future::join_all(backends.iter().map(|b| b.health())).await;
         let mut backends: Vec<BackendStatus> = backends
@@ -534,16 +611,17 @@ impl GatewayService for Gateway {
             })
             .collect();
         // A name that resolves to nothing is still reported, so its absence shows.
-        backends.extend(
-            self.search
-                .unresolved()
-                .into_iter()
-                .map(|(name, _)| BackendStatus {
-                    name: "search".to_owned(),
-                    address: name,
-                    health: "UNKNOWN".to_owned(),
-                }),
-        );
+        for pool in [&self.rules, &self.search] {
+            backends.extend(
+                pool.unresolved()
+                    .into_iter()
+                    .map(|(name, _)| BackendStatus {
+                        name: pool.service().name.to_owned(),
+                        address: name,
+                        health: "UNKNOWN".to_owned(),
+                    }),
+            );
+        }
         Ok(Response::new(ServerInfoResponse {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             backends,

@@ -206,8 +206,32 @@ pub(crate) async fn forward<C, Req, Resp, Fut>(
     client: C,
     call: &Call,
     message: Req,
-    send: impl FnOnce(C, Request<Req>) -> Fut,
+    send_with: impl FnOnce(C, Request<Req>) -> Fut,
 ) -> Result<Response<Resp>, Status>
+where
+    Fut: Future<Output = Result<Response<Resp>, Status>>,
+{
+    send(backend, client, call, message, send_with)
+        .await
+        .map_err(|failed| failed.status)
+}
+
+/// A call that failed: the status for the caller, and whether the backend may have received
+/// the call.
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub status: Status,
+    pub maybe_received: bool,
+}
+
+/// [`forward`], also saying whether a failed call may have reached the backend.
+pub(crate) async fn send<C, Req, Resp, Fut>(
+    backend: &Backend,
+    client: C,
+    call: &Call,
+    message: Req,
+    send_with: impl FnOnce(C, Request<Req>) -> Fut,
+) -> Result<Response<Resp>, Failed>
 where
     Fut: Future<Output = Result<Response<Resp>, Status>>,
 {
@@ -215,16 +239,39 @@ where
     let result = match call.deadline {
         Some(deadline) => {
             let deadline = tokio::time::Instant::from_std(deadline);
-            match tokio::time::timeout_at(deadline, send(client, request)).await {
+            match tokio::time::timeout_at(deadline, send_with(client, request)).await {
                 Ok(result) => result,
-                Err(_) => return Err(backend.deadline_exceeded()),
+                Err(_) => {
+                    return Err(Failed {
+                        status: backend.deadline_exceeded(),
+                        maybe_received: true,
+                    });
+                }
             }
         }
-        None => send(client, request).await,
+        None => send_with(client, request).await,
     };
-    result
-        .map(pass_response)
-        .map_err(|status| backend.map_error(status, call.deadline))
+    result.map(pass_response).map_err(|status| Failed {
+        maybe_received: !never_received(&status),
+        status: backend.map_error(status, call.deadline),
+    })
+}
+
+/// Whether a failed call certainly never reached the backend: the connection could not be
+/// made ([`ConnectFailed`]), or the backend refused the HTTP/2 stream unread (REFUSED_STREAM,
+/// which promises the request was not processed).
+fn never_received(status: &Status) -> bool {
+    let mut source = status.source();
+    while let Some(error) = source {
+        if error.downcast_ref::<ConnectFailed>().is_some() {
+            return true;
+        }
+        if let Some(h2) = error.downcast_ref::<h2::Error>() {
+            return h2.is_remote() && h2.reason() == Some(h2::Reason::REFUSED_STREAM);
+        }
+        source = error.source();
+    }
+    false
 }
 
 /// A future whose completion ends a forwarded stream.

@@ -23,7 +23,8 @@ use tokio::sync::{OwnedMutexGuard, broadcast};
 use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};
 
-use crate::session::{ArbiterMode, Event, Session, SessionError, Side};
+use crate::arbiter::ArbiterMode;
+use crate::session::{Event, Session, SessionError, Side};
 use crate::store::{GameStore, StoreError};
 use crate::timecontrol::TimeControl;
 use crate::{GameId, Limits};
@@ -293,7 +294,7 @@ fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
 
 /// A foul as a PGN comment: `foul 1 by black: e8e7 (king moved into check ...); two
 /// minutes added to white's clock`.
-fn foul_comment(f: &crate::session::FoulRecord) -> String {
+fn foul_comment(f: &crate::arbiter::FoulRecord) -> String {
     format!(
         "illegal move {} by {}: {} ({}); penalty: {}",
         f.count,

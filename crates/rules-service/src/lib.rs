@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+mod arbiter;
 mod games_api;
 mod rules_api;
 mod session;

@@ -10,18 +10,24 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use chess_proto::v1::game_service_client::GameServiceClient;
-use chess_proto::v1::{CreateGameRequest, MakeMoveRequest};
+use chess_proto::v1::{CreateGameRequest, GetGameRequest, MakeMoveRequest};
 
 const PAGE: u64 = 4096;
+
+/// The damage that may hit a page redb no longer uses.
+const LAST_PAGE: &str = "last used page zeroed";
 
 /// The marker the service writes beside a store it creates.
 fn created_marker(store: &Path) -> PathBuf {
     store.with_file_name("games.redb.created")
 }
 
+/// The moves every game of the test store has.
+const MOVES: [&str; 5] = ["e4", "e5", "Nf3", "Nc6", "Bb5"];
+
 /// A store with `games` games of a few moves each, written by the real service over gRPC and
-/// closed cleanly (SIGTERM).
-fn real_store(dir: &Path, games: usize) -> PathBuf {
+/// closed cleanly (SIGTERM); the store file and the game ids.
+fn real_store(dir: &Path, games: usize) -> (PathBuf, Vec<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
         .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
         .arg("--data-dir")
@@ -43,10 +49,11 @@ fn real_store(dir: &Path, games: usize) -> PathBuf {
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(async {
+    let ids = runtime.block_on(async {
         let mut client = GameServiceClient::connect(format!("http://{addr}"))
             .await
             .unwrap();
+        let mut ids = Vec::new();
         for g in 0..games {
             let id = client
                 .create_game(CreateGameRequest {
@@ -59,7 +66,7 @@ fn real_store(dir: &Path, games: usize) -> PathBuf {
                 .unwrap()
                 .into_inner()
                 .game_id;
-            for mv in ["e4", "e5", "Nf3", "Nc6", "Bb5"] {
+            for mv in MOVES {
                 client
                     .make_move(MakeMoveRequest {
                         game_id: id.clone(),
@@ -69,7 +76,9 @@ fn real_store(dir: &Path, games: usize) -> PathBuf {
                     .await
                     .unwrap();
             }
+            ids.push(id);
         }
+        ids
     });
     let stopped = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -77,7 +86,65 @@ fn real_store(dir: &Path, games: usize) -> PathBuf {
         .unwrap();
     assert!(stopped.success());
     assert!(child.wait().unwrap().success());
-    dir.join("games.redb")
+    (dir.join("games.redb"), ids)
+}
+
+/// Starts the service on `data_dir` and reads every game back: `Ok` when each is there,
+/// whole (its players and all its moves), `Err` saying what was missing or wrong.
+fn serves_every_game_intact(data_dir: &Path, ids: &[String]) -> Result<(), String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chess-rules-service");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = lines
+        .find_map(|line| {
+            let line = line.ok()?;
+            let rest = line.strip_prefix("LISTENING ")?;
+            rest.split(' ')
+                .find_map(|w| w.strip_prefix("grpc="))
+                .map(str::to_owned)
+        });
+    let Some(addr) = addr else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("it did not announce an address".to_owned());
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = runtime.block_on(async {
+        let mut client = GameServiceClient::connect(format!("http://{addr}"))
+            .await
+            .map_err(|e| e.to_string())?;
+        for (g, id) in ids.iter().enumerate() {
+            let game = client
+                .get_game(GetGameRequest {
+                    game_id: id.clone(),
+                })
+                .await
+                .map_err(|e| format!("game {id}: {e:?}"))?
+                .into_inner();
+            let sans: Vec<&str> = game
+                .moves
+                .iter()
+                .filter_map(|m| m.r#move.as_ref().map(|m| m.san.as_str()))
+                .collect();
+            if sans != MOVES || game.white != format!("white player {g}") {
+                return Err(format!("game {id} came back as {game:?}"));
+            }
+        }
+        Ok(())
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    result
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -158,7 +225,7 @@ fn damaged_stores_are_refused_with_a_clear_message() {
     let base = std::env::temp_dir().join(format!("chess-store-damage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let original = base.join("original");
-    let store_file = real_store(&original, 100);
+    let (store_file, ids) = real_store(&original, 100);
     assert!(created_marker(&store_file).exists());
     let len = std::fs::metadata(&store_file).unwrap().len();
     let pages = used_pages(&store_file);
@@ -225,8 +292,11 @@ fn damaged_stores_are_refused_with_a_clear_message() {
                 write_at(p, middle + 200, &[b[0] ^ 0x5a]);
             }),
         ),
+        // A torn write at the end. The last page that holds something may be one redb has
+        // freed (it keeps a freed page's old bytes), so this case may also start: then every
+        // game must come back whole.
         (
-            "last used page zeroed",
+            LAST_PAGE,
             Box::new({
                 let last = *pages.last().unwrap();
                 move |p| write_at(p, last, &[0; PAGE as usize])
@@ -240,6 +310,10 @@ fn damaged_stores_are_refused_with_a_clear_message() {
         let file = dir.join("games.redb");
         damage(&file);
         match run_service(&dir) {
+            Err(_) if *name == LAST_PAGE => match serves_every_game_intact(&dir, &ids) {
+                Ok(()) => eprintln!("{name}: started; the page was free, every game is whole"),
+                Err(e) => failures.push(format!("{name}: served a damaged store: {e}")),
+            },
             Err(line) => failures.push(format!("{name}: served a damaged store ({line})")),
             Ok((code, stderr)) => {
                 let expected = [
