@@ -50,7 +50,7 @@ pub(crate) struct Call {
 /// compressed.
 #[allow(
     dead_code,
-    reason = "called by services.rs, engine_move.rs and replicas.rs once their call sites pass it \
+    reason = "called by services.rs, make_move.rs and engine_move.rs once their call sites pass it \
               to client! (issue 16 item 8); remove this then"
 )]
 pub(crate) fn gzip_request(gzip: bool, message: &impl prost::Message) -> bool {
