@@ -22,7 +22,8 @@ pub enum AuthMode {
 /// Compression of the gateway's calls to its backends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendCompression {
-    /// Send gzip-compressed requests (the backends must accept gzip) and accept gzip responses.
+    /// Gzip requests of 1 KiB or more (the backends must accept gzip; smaller ones do not
+    /// shrink and cost more CPU to compress than to send) and accept gzip responses.
     Gzip,
     /// Send uncompressed requests; still accept gzip responses.
     None,
@@ -164,7 +165,7 @@ pub struct GatewayConfig {
     )]
     pub default_deadline_secs: u64,
 
-    /// Compression of requests to the backends.
+    /// Compression of requests to the backends (gzip: those of 1 KiB or more).
     #[arg(
         long,
         env = "CHESS_GATEWAY_BACKEND_COMPRESSION",

@@ -11,7 +11,7 @@ use tonic::Status;
 
 use crate::make_move::make_move;
 use crate::replicas::{Pool, Retry};
-use crate::upstream::{Call, client};
+use crate::upstream::{Call, client, gzip_request};
 
 /// Where EngineMove's three calls go: the rules replicas, the search replicas, and whether
 /// requests to them are gzipped.
@@ -33,13 +33,14 @@ pub(crate) async fn engine_move(
     let get = GetGameRequest {
         game_id: game_id.clone(),
     };
+    let get_gzip = gzip_request(gzip, &get);
     let (_, game) = to
         .rules
         .call(
             call,
             get,
             Retry::Safe,
-            |b| client!(GameServiceClient, b, gzip),
+            |b| client!(GameServiceClient, b, get_gzip),
             |mut c, r| async move { c.get_game(r).await },
         )
         .await?;
@@ -70,13 +71,14 @@ pub(crate) async fn engine_move(
         strength: message.strength,
         limits: message.limits,
     };
+    let search_gzip = gzip_request(gzip, &search);
     let (_, engine) = to
         .search
         .call(
             call,
             search,
             Retry::Safe,
-            |b| client!(AnalysisServiceClient, b, gzip),
+            |b| client!(AnalysisServiceClient, b, search_gzip),
             |mut c, r| async move { c.best_move(r).await },
         )
         .await?;

@@ -12,7 +12,7 @@ use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
 
 use crate::replicas::{Attempt, Pool, Replica, Retry, Tried};
-use crate::upstream::{Backend, Call, client, forward};
+use crate::upstream::{Backend, Call, client, forward, gzip_request};
 
 /// Sends one admitted MakeMove to the rules replicas.
 pub(crate) async fn make_move(
@@ -26,6 +26,7 @@ pub(crate) async fn make_move(
     } else {
         Retry::IfNotSent
     };
+    let gzip = gzip_request(gzip, &message);
     let client = |b: &Backend| client!(GameServiceClient, b, gzip);
     let send = |mut c: GameServiceClient<_>, r| async move { c.make_move(r).await };
     let mut failed: Vec<Tried> = Vec::new();

@@ -26,7 +26,7 @@ use chess_proto::v1::{
     ServerInfoResponse, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse,
     WatchGameRequest, WritePgnRequest, WritePgnResponse,
 };
-use chess_service_kit::{Metrics, Shutdown};
+use chess_service_kit::{Metrics, Shutdown, gzip_if_large};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -37,7 +37,9 @@ use crate::config::Settings;
 use crate::engine_move::{Backends, engine_move};
 use crate::make_move::make_move;
 use crate::replicas::{Pool, RULES, Retry, SEARCH};
-use crate::upstream::{Backend, BoxStream, Call, StreamHooks, client, incoming_timeout};
+use crate::upstream::{
+    Backend, BoxStream, Call, StreamHooks, client, gzip_request, incoming_timeout,
+};
 
 /// The gateway's state, shared by all four services.
 #[derive(Debug)]
@@ -265,7 +267,7 @@ macro_rules! rules_call {
      $(, |$m:ident| $check:expr)?) => {{
         let (call, message) = $self.admit(stringify!($method), $request, true)?;
         $( { let $m = &message; $check?; } )?
-        let gzip = $self.backend_gzip;
+        let gzip = gzip_request($self.backend_gzip, &message);
         $self
             .rules
             .call(
@@ -276,7 +278,7 @@ macro_rules! rules_call {
                 |mut c, r| async move { c.$method(r).await },
             )
             .await
-            .map(|(_, response)| response)
+            .map(|(_, response)| gzip_if_large(response))
     }};
 }
 
@@ -284,12 +286,13 @@ macro_rules! rules_call {
 /// and the checks; the replica and the answer.
 macro_rules! search_call {
     ($self:ident, $call:expr, $message:expr, $method:ident) => {{
-        let gzip = $self.backend_gzip;
+        let message = $message;
+        let gzip = gzip_request($self.backend_gzip, &message);
         $self
             .search
             .call(
                 $call,
-                $message,
+                message,
                 Retry::Safe,
                 |b| client!(AnalysisServiceClient, b, gzip),
                 |mut c, r| async move { c.$method(r).await },
@@ -436,7 +439,9 @@ impl GameService for Gateway {
         request: Request<MakeMoveRequest>,
     ) -> Result<Response<GameState>, Status> {
         let (call, message) = self.admit("make_move", request, true)?;
-        make_move(&self.rules, self.backend_gzip, &call, message).await
+        make_move(&self.rules, self.backend_gzip, &call, message)
+            .await
+            .map(gzip_if_large)
     }
 
     type WatchGameStream = BoxStream<GameEvent>;
@@ -447,7 +452,7 @@ impl GameService for Gateway {
     ) -> Result<Response<Self::WatchGameStream>, Status> {
         let (call, message) = self.admit("watch_game", request, false)?;
         let slot = self.watcher_slot(&call.caller)?;
-        let gzip = self.backend_gzip;
+        let gzip = gzip_request(self.backend_gzip, &message);
         // Opening a watch changes nothing: safe on a second replica.
         let (replica, response) = self
             .rules
@@ -521,7 +526,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("analyze", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = search_call!(self, &call, message, analyze)?;
-        Ok(response)
+        Ok(gzip_if_large(response))
     }
 
     type AnalyzeStreamStream = BoxStream<AnalyzeResponse>;
@@ -562,7 +567,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("best_move", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = search_call!(self, &call, message, best_move)?;
-        Ok(response)
+        Ok(gzip_if_large(response))
     }
 
     async fn review_game(
@@ -572,7 +577,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("review_game", request, true)?;
         self.check_pgn(&message.pgn)?;
         let (_, response) = search_call!(self, &call, message, review_game)?;
-        Ok(response)
+        Ok(gzip_if_large(response))
     }
 
     async fn evaluate_positions(
@@ -582,7 +587,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("evaluate_positions", request, true)?;
         self.check_batch("fens", message.fens.len())?;
         let (_, response) = search_call!(self, &call, message, evaluate_positions)?;
-        Ok(response)
+        Ok(gzip_if_large(response))
     }
 }
 
@@ -643,6 +648,8 @@ impl GatewayService for Gateway {
             search: &self.search,
             gzip: self.backend_gzip,
         };
-        engine_move(to, &call, message).await.map(Response::new)
+        engine_move(to, &call, message)
+            .await
+            .map(|answer| gzip_if_large(Response::new(answer)))
     }
 }

@@ -48,11 +48,6 @@ pub(crate) struct Call {
 /// hundred kilobytes of tables, zeroed per message) cost more CPU than the rest of the
 /// gateway's hop together; PGN texts, long move lists and big batches are still sent
 /// compressed.
-#[allow(
-    dead_code,
-    reason = "called by services.rs, make_move.rs and engine_move.rs once their call sites pass it \
-              to client! (issue 16 item 8); remove this then"
-)]
 pub(crate) fn gzip_request(gzip: bool, message: &impl prost::Message) -> bool {
     gzip && message.encoded_len() >= GZIP_MIN_BYTES
 }

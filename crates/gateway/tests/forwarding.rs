@@ -236,6 +236,11 @@ async fn gzip_is_accepted_and_sent_on_both_hops() {
         .await
         .unwrap();
     assert!(response.metadata().get("grpc-encoding").is_none());
+    assert_eq!(
+        echoed(&response, "x-received-encoding"),
+        "none",
+        "a small backend call goes plain, even with --backend-compression gzip"
+    );
 
     // --backend-compression none: plain requests to the backend.
     let gateway = Gateway::start(backend.addr, &["--backend-compression", "none"]).await;

@@ -102,14 +102,13 @@ fn serves_every_game_intact(data_dir: &Path, ids: &[String]) -> Result<(), Strin
         .spawn()
         .expect("start chess-rules-service");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = lines
-        .find_map(|line| {
-            let line = line.ok()?;
-            let rest = line.strip_prefix("LISTENING ")?;
-            rest.split(' ')
-                .find_map(|w| w.strip_prefix("grpc="))
-                .map(str::to_owned)
-        });
+    let addr = lines.find_map(|line| {
+        let line = line.ok()?;
+        let rest = line.strip_prefix("LISTENING ")?;
+        rest.split(' ')
+            .find_map(|w| w.strip_prefix("grpc="))
+            .map(str::to_owned)
+    });
     let Some(addr) = addr else {
         let _ = child.kill();
         let _ = child.wait();
