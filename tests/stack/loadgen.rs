@@ -165,6 +165,7 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
         "analyze-stream",
         "evaluate",
         "game",
+        "moves",
         "rules",
         "mix",
     ] {
@@ -238,6 +239,22 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
                     assert!(names.contains(&m), "{m} not in {names:?}");
                 }
             }
+            "moves" => {
+                let names: Vec<&str> = report
+                    .get("methods")
+                    .arr()
+                    .iter()
+                    .map(|m| m.get("method").str())
+                    .collect();
+                assert_eq!(
+                    names,
+                    [
+                        "/chess.v1.GameService/CreateGame",
+                        "/chess.v1.GameService/MakeMove"
+                    ]
+                );
+                assert_eq!((nodes, server_nodes), (0.0, 0.0));
+            }
             "rules" => {
                 assert_eq!(report.get("methods").arr().len(), 4);
                 assert_eq!(nodes, 0.0);
@@ -279,6 +296,31 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
     let counted = delta(&before, &handled_all(&stack.search.scrape_metrics()));
     assert_counts_agree(&report, &counted, "search");
     assert_eq!(report.get("config").num("depth"), 4.0);
+
+    // The moves scenario straight to the rules service (it needs no engine).
+    let rules_metrics = format!("http://{}/metrics", stack.rules.metrics);
+    let before = handled_all(&stack.rules.scrape_metrics());
+    let report = run_report(
+        &out.0,
+        "direct-moves",
+        &[
+            "--target",
+            &stack.rules.url(),
+            "--scenario",
+            "moves",
+            "--clients",
+            "2",
+            "--requests",
+            "20",
+            "--game-plies",
+            "6",
+            "--metrics",
+            &rules_metrics,
+        ],
+    );
+    let counted = delta(&before, &handled_all(&stack.rules.scrape_metrics()));
+    assert_counts_agree(&report, &counted, "rules");
+    assert_eq!(report.get("result").num("errors"), 0.0, "{report:?}");
 }
 
 #[test]

@@ -16,6 +16,10 @@ pub enum Scenario {
     /// Games against the engine: GameService/CreateGame, the client's random legal moves
     /// (MakeMove) and the engine's replies (GatewayService/EngineMove with play=true).
     Game,
+    /// Games between two clients: GameService/CreateGame, then random legal MakeMove calls
+    /// (with expected_ply) for both sides, a new game after --game-plies. No engine: what it
+    /// measures is the game store, and it runs straight against a rules service too.
+    Moves,
     /// RulesService queries in turn: LegalMoves, PositionStatus, ValidateFen, ConvertMoves.
     Rules,
     /// A weighted mix of the others (--mix).
@@ -29,6 +33,7 @@ impl Scenario {
             Scenario::AnalyzeStream => "analyze-stream",
             Scenario::Evaluate => "evaluate",
             Scenario::Game => "game",
+            Scenario::Moves => "moves",
             Scenario::Rules => "rules",
             Scenario::Mix => "mix",
         }
@@ -45,7 +50,9 @@ pub fn parse_mix(text: &str) -> Result<Mix, String> {
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (name, weight) = part.split_once('=').unwrap_or((part, "1"));
         let scenario = Scenario::from_str(name.trim(), true).map_err(|_| {
-            format!("{name:?} is not a scenario (analyze, analyze-stream, evaluate, game, rules)")
+            format!(
+                "{name:?} is not a scenario (analyze, analyze-stream, evaluate, game, moves, rules)"
+            )
         })?;
         if scenario == Scenario::Mix {
             return Err("a mix cannot contain `mix`".to_owned());

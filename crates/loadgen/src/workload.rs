@@ -79,6 +79,8 @@ struct GameSession {
     ply: u32,
     /// The engine moves next (else the client).
     engine_next: bool,
+    /// The engine plays one side (the game scenario; else the moves scenario).
+    engine: bool,
 }
 
 /// Everything a request needs; shared by all clients.
@@ -95,8 +97,8 @@ pub struct Work {
     pub seed: u64,
     pub timeout: Duration,
     /// Games waiting for their next step; a request takes one (or creates one) and puts it
-    /// back after its step.
-    games: Mutex<Vec<GameSession>>,
+    /// back after its step. Index 1: games against the engine; 0: between clients.
+    games: [Mutex<Vec<GameSession>>; 2],
 }
 
 impl Work {
@@ -124,7 +126,7 @@ impl Work {
             elo,
             seed,
             timeout,
-            games: Mutex::new(Vec::new()),
+            games: Default::default(),
         }
     }
 
@@ -145,6 +147,7 @@ impl Work {
                     &["chess.v1.AnalysisService"]
                 }
                 Scenario::Game => &["chess.v1.GameService", "chess.v1.GatewayService"],
+                Scenario::Moves => &["chess.v1.GameService"],
                 Scenario::Rules => &["chess.v1.RulesService"],
                 Scenario::Mix => &[],
             };
@@ -203,7 +206,8 @@ impl Work {
             Scenario::Analyze | Scenario::Mix => self.analyze(seq, channel).await,
             Scenario::AnalyzeStream => self.analyze_stream(seq, channel).await,
             Scenario::Evaluate => self.evaluate(seq, channel).await,
-            Scenario::Game => self.game_step(seq, channel).await,
+            Scenario::Game => self.game_step(seq, channel, true).await,
+            Scenario::Moves => self.game_step(seq, channel, false).await,
             Scenario::Rules => self.rules(seq, channel).await,
         }
     }
@@ -334,8 +338,11 @@ impl Work {
         }
     }
 
-    fn take_game(&self) -> Option<GameSession> {
-        self.games.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    fn take_game(&self, engine: bool) -> Option<GameSession> {
+        self.games[usize::from(engine)]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
     }
 
     /// Puts a game back unless it is over or long enough.
@@ -343,22 +350,23 @@ impl Work {
         if session.ply >= self.game_plies || !session.position.has_legal_moves() {
             return;
         }
-        self.games
+        self.games[usize::from(session.engine)]
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(session);
     }
 
-    /// One step of a game: create it, the client's move, or the engine's reply. A failed step
-    /// drops the game (its state is unknown); the next request starts a new one.
-    async fn game_step(&self, seq: u64, channel: Channel) -> CallOutcome {
-        match self.take_game() {
+    /// One step of a game: create it, the client's move, or (with `engine`) the engine's
+    /// reply. A failed step drops the game (its state is unknown); the next request starts a
+    /// new one.
+    async fn game_step(&self, seq: u64, channel: Channel, engine: bool) -> CallOutcome {
+        match self.take_game(engine) {
             None => {
                 let spot = self.positions.get(seq);
                 let request = self.request(v1::CreateGameRequest {
                     start_fen: spot.fen.clone(),
                     white: "chess-loadgen".to_owned(),
-                    black: "engine".to_owned(),
+                    black: if engine { "engine" } else { "chess-loadgen" }.to_owned(),
                     ..Default::default()
                 });
                 let position = spot.position.clone();
@@ -372,6 +380,7 @@ impl Work {
                         position,
                         ply: state.ply,
                         engine_next: false,
+                        engine,
                     });
                     Ok(CallOutcome::ok(CREATE_GAME, 0, 0))
                 })
@@ -418,7 +427,7 @@ impl Work {
                         .make_move(request)
                         .await?
                         .into_inner();
-                    self.after_step(session, Some(&state), true)?;
+                    self.after_step(session, Some(&state), engine)?;
                     Ok(CallOutcome::ok(MAKE_MOVE, 0, 0))
                 })
                 .await
