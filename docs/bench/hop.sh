@@ -7,13 +7,15 @@
 #   docs/bench/hop.sh                 # about 4 minutes with the defaults
 #
 # Cases: the loadgen `rules` scenario (LegalMoves, PositionStatus, ValidateFen, ConvertMoves)
-# against chess-rules-service on each store of STORES, and `evaluate --batch 16` against
+# and `moves` scenario (CreateGame and MakeMove: the game store's calls) against
+# chess-rules-service on each store of STORES, and `evaluate --batch 16` against
 # chess-search-service. Each case runs ROUNDS rounds of (direct, gateway), the order swapped
 # every other round so drifting background load hits both alike.
 #
 # Settings (environment): SECS (default 10) per measured run, WARMUP (default 2) its warm-up,
 # ROUNDS (default 3), CLIENTS (default 4, closed model, one connection), STORES (default
-# "redb memory"; add "postgres" with DATABASE_URL=postgres://user@host:port/db),
+# "redb memory postgres"; postgres is a private server started here, see pg.sh, unless
+# DATABASE_URL=postgres://user@host:port/db names one),
 # EVALUATE (default 1; 0 skips the search case), PIN (default 0; 1 pins the gateway to CPU 1
 # and the backend and the load generator to CPU 0, direct runs alike: a model of the gateway
 # on a machine of its own, labelled so in the table), PERF (default 0; 1 records
@@ -32,7 +34,7 @@ SECS=${SECS:-10}
 WARMUP=${WARMUP:-2}
 ROUNDS=${ROUNDS:-3}
 CLIENTS=${CLIENTS:-4}
-STORES=${STORES:-redb memory}
+STORES=${STORES:-redb memory postgres}
 EVALUATE=${EVALUATE:-1}
 PIN=${PIN:-0}
 PERF=${PERF:-0}
@@ -70,7 +72,8 @@ stop_all() {
     done
     pids=()
 }
-trap 'stop_all; rm -rf "$tmp"' EXIT
+trap 'stop_all; pg_stop; rm -rf "$tmp"' EXIT
+. docs/bench/pg.sh
 
 # Starts a service ($1: a name for its log, the rest: the command), waits for its LISTENING
 # line and sets PID and ADDR.
@@ -81,7 +84,7 @@ start() {
     PID=$!
     pids+=("$PID")
     for _ in $(seq 300); do
-        grep -q '^LISTENING' "$tmp/$name.log" && break
+        grep -qs '^LISTENING' "$tmp/$name.log" && break
         kill -0 "$PID" 2>/dev/null || { echo "$name did not start:" >&2; cat "$tmp/$name.log" >&2; exit 1; }
         sleep 0.1
     done
@@ -163,9 +166,10 @@ for store in $STORES; do
         redb) mkdir -p "$tmp/data-$store"; store_args+=(--data-dir "$tmp/data-$store") ;;
         memory) ;;
         postgres)
+            # A private server unless DATABASE_URL names one.
             if [ -z "$DATABASE_URL" ]; then
-                echo "skipping the postgres store: set DATABASE_URL" >&2
-                continue
+                pg_start "$tmp" || { echo "skipping the postgres store" >&2; continue; }
+                DATABASE_URL=$(pg_createdb chess_hop)
             fi
             store_args+=(--database-url "$DATABASE_URL")
             ;;
@@ -184,6 +188,7 @@ for store in $STORES; do
     GW_PID=$PID
     echo "store $store: rules $RULES, search $SEARCH, gateway $GW"
     rounds "rules-$store" "$RULES" "$RULES_PID" --scenario rules
+    rounds "moves-$store" "$RULES" "$RULES_PID" --scenario moves
     if [ "$first" = 1 ] && [ "$EVALUATE" = 1 ]; then
         rounds "evaluate16" "$SEARCH" "$SEARCH_PID" --scenario evaluate --batch 16
     fi

@@ -26,8 +26,7 @@ SECS=${SECS:-15}
 WARMUP=${WARMUP:-3}
 CLIENTS=${CLIENTS:-8}
 ROUNDS=${ROUNDS:-2}
-PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL found (apt-get install postgresql, or set PG_BIN)" >&2; exit 1; }
+. docs/bench/pg.sh
 for b in chess-rules-service chess-gateway chess-search-service chess-loadgen; do
     [ -x "$BIN/$b" ] || { echo "$BIN/$b missing: build the release binaries first" >&2; exit 1; }
 done
@@ -37,30 +36,15 @@ pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    [ -f "$work/pg/PG_VERSION" ] && as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+    pg_stop
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-# PostgreSQL refuses to run as root: as root, run it as `postgres` (or `nobody`).
-if [ "$(id -u)" = 0 ]; then
-    pg_user=$(id postgres >/dev/null 2>&1 && echo postgres || echo nobody)
-    as_pg() { runuser -u "$pg_user" -- "$@"; }
-    chown "$pg_user" "$work"
-else
-    as_pg() { "$@"; }
-fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-pg_port=$(free_port)
-as_pg "$PG_BIN/initdb" -D "$work/pg" -U chess --auth=trust -E UTF8 >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-    -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
-psql() { "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U chess -d postgres -qAt "$@"; }
-psql -c "CREATE DATABASE chess_sync"
-psql -c "CREATE DATABASE chess_async"
-psql -c "ALTER DATABASE chess_async SET synchronous_commit = off"
-db() { echo "postgres://chess@127.0.0.1:$pg_port/$1"; }
+pg_start "$work" || exit 1
+SYNC_URL=$(pg_createdb chess_sync)
+ASYNC_URL=$(pg_createdb chess_async)
+pg_psql -c "ALTER DATABASE chess_async SET synchronous_commit = off"
 
 # Starts a service in the background; sets ADDR and METRICS from its LISTENING line.
 start() {
@@ -95,7 +79,7 @@ SEARCH=$ADDR
     echo "postgresql: $("$PG_BIN/postgres" --version)"
     echo "disk under $work: $(df -h "$work" | awk 'NR==2 {print $1, $2}')"
     echo "pg_test_fsync (open_datasync/fdatasync, 8 kB writes, ops/s):"
-    as_pg "$PG_BIN/pg_test_fsync" -s 2 -f "$work/fsync-test" 2>&1 | grep -E '^\s+(fdatasync|fsync|open_datasync) ' | head -3
+    pg_as "$PG_BIN/pg_test_fsync" -s 2 -f "$work/pg/fsync-test" 2>&1 | grep -E '^\s+(fdatasync|fsync|open_datasync) ' | head -3
 } >"$OUT/machine.txt"
 cat "$OUT/machine.txt"
 
@@ -123,10 +107,10 @@ run() {
 
 for round in $(seq "$ROUNDS"); do
     run redb "--store redb --data-dir $work/redb-$round"
-    run pg1 "--store postgres --database-url $(db chess_sync)"
-    run pg2 "--store postgres --database-url $(db chess_sync)" "--store postgres --database-url $(db chess_sync)"
+    run pg1 "--store postgres --database-url $SYNC_URL"
+    run pg2 "--store postgres --database-url $SYNC_URL" "--store postgres --database-url $SYNC_URL"
     run memory "--store memory"
-    run pg1-async "--store postgres --database-url $(db chess_async)"
+    run pg1-async "--store postgres --database-url $ASYNC_URL"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 
