@@ -23,9 +23,11 @@ pub enum AuthMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendCompression {
     /// Gzip requests of 1 KiB or more (the backends must accept gzip; smaller ones do not
-    /// shrink and cost more CPU to compress than to send) and accept gzip responses.
+    /// shrink and cost more CPU to compress than to send) and accept gzip answers (the
+    /// backends gzip those of 1 KiB or more): for a slow link between gateway and backends.
     Gzip,
-    /// Send uncompressed requests; still accept gzip responses.
+    /// Plain requests and answers (the default: CPU, not bandwidth, is what a cluster's
+    /// network hop costs).
     None,
 }
 
@@ -165,12 +167,12 @@ pub struct GatewayConfig {
     )]
     pub default_deadline_secs: u64,
 
-    /// Compression of requests to the backends (gzip: those of 1 KiB or more).
+    /// Compression between the gateway and its backends (gzip: messages of 1 KiB or more).
     #[arg(
         long,
         env = "CHESS_GATEWAY_BACKEND_COMPRESSION",
         value_enum,
-        default_value = "gzip"
+        default_value = "none"
     )]
     pub backend_compression: BackendCompression,
 

@@ -12,7 +12,7 @@ use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
 
 use crate::replicas::{Attempt, Pool, Replica, Retry, Tried};
-use crate::upstream::{Backend, Call, client, forward, gzip_request};
+use crate::upstream::{Backend, Call, Compression, client, forward, gzip_request};
 
 /// Sends one admitted MakeMove to the rules replicas.
 pub(crate) async fn make_move(
@@ -62,7 +62,7 @@ pub(crate) async fn make_move(
 /// as it stands when it holds this very move at `expected_ply`, else `refused` (saying so).
 async fn settle(
     replica: &Arc<Replica>,
-    gzip: bool,
+    gzip: Compression,
     call: &Call,
     message: &MakeMoveRequest,
     refused: Status,

@@ -42,29 +42,42 @@ pub(crate) struct Call {
     pub caller: crate::auth::Caller,
 }
 
-/// Whether to gzip this request to a backend: `--backend-compression gzip` (`gzip`) and an
-/// encoded message of at least [`GZIP_MIN_BYTES`] (1 KiB). A small message does not shrink
-/// (gzip's header and trailer alone are 18 bytes), and setting up a compressor for it (a few
-/// hundred kilobytes of tables, zeroed per message) cost more CPU than the rest of the
-/// gateway's hop together; PGN texts, long move lists and big batches are still sent
-/// compressed.
-pub(crate) fn gzip_request(gzip: bool, message: &impl prost::Message) -> bool {
-    gzip && message.encoded_len() >= GZIP_MIN_BYTES
+/// How one call to a backend is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Compression {
+    /// Gzip answers accepted (the backend then gzips those of 1 KiB or more).
+    pub accept: bool,
+    /// The request gzipped.
+    pub send: bool,
 }
 
-/// A generated client of `$backend` with the gateway's settings for backend calls: gzip
-/// answers accepted, requests gzipped when `$gzip` (`--backend-compression gzip`; call sites
-/// pass [`gzip_request`] so that small requests are not).
+/// The compression of a call carrying `message`: none under `--backend-compression none` (the
+/// default: on a cluster's network CPU is scarcer than bandwidth), and under `gzip` answers
+/// accepted gzipped and the request gzipped when its encoded size is at least
+/// [`GZIP_MIN_BYTES`] (1 KiB). A small message does not shrink (gzip's header and trailer alone
+/// are 18 bytes), and setting up a compressor for it (a few hundred kilobytes of tables, zeroed
+/// per message) cost more CPU than the rest of the gateway's hop together.
+pub(crate) fn gzip_request(gzip: bool, message: &impl prost::Message) -> Compression {
+    Compression {
+        accept: gzip,
+        send: gzip && message.encoded_len() >= GZIP_MIN_BYTES,
+    }
+}
+
+/// A generated client of `$backend` with the gateway's settings for backend calls, compressed
+/// as `$gzip` (a [`Compression`]; call sites pass [`gzip_request`]'s).
 macro_rules! client {
     ($client:ident, $backend:expr, $gzip:expr) => {{
-        let client = $client::new($backend.channel.clone())
-            .accept_compressed(tonic::codec::CompressionEncoding::Gzip)
+        let gzip: $crate::upstream::Compression = $gzip;
+        let mut client = $client::new($backend.channel.clone())
             .max_decoding_message_size($crate::upstream::MAX_BACKEND_MESSAGE);
-        if $gzip {
-            client.send_compressed(tonic::codec::CompressionEncoding::Gzip)
-        } else {
-            client
+        if gzip.accept {
+            client = client.accept_compressed(tonic::codec::CompressionEncoding::Gzip);
         }
+        if gzip.send {
+            client = client.send_compressed(tonic::codec::CompressionEncoding::Gzip);
+        }
+        client
     }};
 }
 pub(crate) use client;
@@ -510,14 +523,26 @@ mod tests {
         let small = chess_proto::v1::ValidateFenRequest {
             fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
         };
-        assert!(!gzip_request(true, &small));
+        assert_eq!(
+            gzip_request(true, &small),
+            Compression {
+                accept: true,
+                send: false
+            }
+        );
         let pgn = chess_proto::v1::ParsePgnRequest {
             pgn: "1. e4 e5 2. Nf3 Nc6 ".repeat(60),
         };
         assert!(pgn.pgn.len() >= GZIP_MIN_BYTES);
-        assert!(gzip_request(true, &pgn));
-        // --backend-compression none: nothing is gzipped.
-        assert!(!gzip_request(false, &pgn));
+        assert!(gzip_request(true, &pgn).send);
+        // --backend-compression none: nothing is gzipped, either way.
+        assert_eq!(
+            gzip_request(false, &pgn),
+            Compression {
+                accept: false,
+                send: false
+            }
+        );
     }
 
     #[test]

@@ -205,7 +205,7 @@ async fn watch_game_streams_and_a_dropped_stream_cancels_upstream() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gzip_is_accepted_and_sent_on_both_hops() {
     let backend = start_rules().await;
-    let gateway = Gateway::start(backend.addr, &[]).await;
+    let gateway = Gateway::start(backend.addr, &["--backend-compression", "gzip"]).await;
     let mut rules = RulesServiceClient::new(gateway.channel().await)
         .send_compressed(Gzip)
         .accept_compressed(Gzip);
@@ -242,14 +242,19 @@ async fn gzip_is_accepted_and_sent_on_both_hops() {
         "a small backend call goes plain, even with --backend-compression gzip"
     );
 
-    // --backend-compression none: plain requests to the backend.
-    let gateway = Gateway::start(backend.addr, &["--backend-compression", "none"]).await;
-    let mut rules = RulesServiceClient::new(gateway.channel().await);
-    let response = rules
-        .legal_moves(LegalMovesRequest::default())
-        .await
-        .unwrap();
-    assert_eq!(echoed(&response, "x-received-encoding"), "none");
+    // --backend-compression none, the default: plain requests to the backend, large ones too.
+    for args in [&[][..], &["--backend-compression", "none"][..]] {
+        let gateway = Gateway::start(backend.addr, args).await;
+        let mut rules = RulesServiceClient::new(gateway.channel().await).send_compressed(Gzip);
+        let response = rules
+            .convert_moves(ConvertMovesRequest {
+                moves: vec!["e4".into(); 300],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(echoed(&response, "x-received-encoding"), "none", "{args:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
