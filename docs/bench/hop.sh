@@ -4,7 +4,7 @@
 #
 #   cargo build --release -p chess-gateway -p chess-rules-service -p chess-search-service \
 #       -p chess-loadgen
-#   docs/bench/hop.sh                 # about 4 minutes with the defaults
+#   docs/bench/hop.sh                 # about 9 minutes with the defaults
 #
 # Cases: the loadgen `rules` scenario (LegalMoves, PositionStatus, ValidateFen, ConvertMoves)
 # and `moves` scenario (CreateGame and MakeMove: the game store's calls) against

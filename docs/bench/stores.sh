@@ -13,7 +13,7 @@
 #
 #   cargo build --release -p chess-rules-service -p chess-gateway -p chess-search-service \
 #       -p chess-loadgen
-#   docs/bench/stores.sh              # about 4 minutes; needs PostgreSQL (Debian's postgresql)
+#   docs/bench/stores.sh              # about 5 minutes; needs PostgreSQL (Debian's postgresql)
 #
 # SECS (default 15) is each measured run, WARMUP (default 3) its warm-up, CLIENTS (default 8)
 # the concurrent games, ROUNDS (default 2); BIN (default target/release), OUT (default
