@@ -100,7 +100,7 @@ fn analyze(i: usize) -> Request<AnalyzeRequest> {
 }
 
 /// A metric's value summed over its label sets (lines `name{...} value`); 0 when absent.
-fn metric(text: &str, name: &str, filter: &str) -> f64 {
+pub(crate) fn metric(text: &str, name: &str, filter: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(&format!("{name}{{")) && l.contains(filter))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())

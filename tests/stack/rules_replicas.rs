@@ -16,6 +16,7 @@ use chess_rules::Position;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
+use crate::discovery::metric;
 use crate::postgres::{Games, get, mv, new_game, replica, two_moves, ucis, watch};
 use crate::runtime;
 
@@ -38,14 +39,6 @@ fn gateway(dir: &TempDir, replicas: &[&Service]) -> Service {
         &[],
         &dir.0,
     )
-}
-
-/// A metric's value summed over its label sets; 0 when absent.
-fn metric(text: &str, name: &str, filter: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(&format!("{name}{{")) && l.contains(filter))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 /// MakeMove calls a replica has answered, from its own metrics.

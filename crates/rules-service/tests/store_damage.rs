@@ -22,29 +22,37 @@ fn created_marker(store: &Path) -> PathBuf {
     store.with_file_name("games.redb.created")
 }
 
+/// Starts the service on `data_dir` (its stderr to `stderr`) and reads its stdout up to the
+/// LISTENING line: the process and the gRPC address it announced (`None` when it ended first).
+fn serve(data_dir: &Path, stderr: Stdio) -> (std::process::Child, Option<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
+        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("start chess-rules-service");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr = lines.find_map(|line| {
+        let line = line.ok()?;
+        let rest = line.strip_prefix("LISTENING ")?;
+        rest.split(' ')
+            .find_map(|w| w.strip_prefix("grpc="))
+            .map(str::to_owned)
+    });
+    (child, addr)
+}
+
 /// The moves every game of the test store has.
 const MOVES: [&str; 5] = ["e4", "e5", "Nf3", "Nc6", "Bb5"];
 
 /// A store with `games` games of a few moves each, written by the real service over gRPC and
 /// closed cleanly (SIGTERM); the store file and the game ids.
 fn real_store(dir: &Path, games: usize) -> (PathBuf, Vec<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
-        .arg("--data-dir")
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start chess-rules-service");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("LISTENING line").unwrap();
-        if let Some(rest) = line.strip_prefix("LISTENING ") {
-            let grpc = rest.split(' ').find_map(|w| w.strip_prefix("grpc="));
-            break grpc.unwrap().to_owned();
-        }
-    };
+    let (mut child, addr) = serve(dir, Stdio::inherit());
+    let addr = addr.expect("a LISTENING line with the address");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -92,23 +100,7 @@ fn real_store(dir: &Path, games: usize) -> (PathBuf, Vec<String>) {
 /// Starts the service on `data_dir` and reads every game back: `Ok` when each is there,
 /// whole (its players and all its moves), `Err` saying what was missing or wrong.
 fn serves_every_game_intact(data_dir: &Path, ids: &[String]) -> Result<(), String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-rules-service"))
-        .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
-        .arg("--data-dir")
-        .arg(data_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chess-rules-service");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = lines.find_map(|line| {
-        let line = line.ok()?;
-        let rest = line.strip_prefix("LISTENING ")?;
-        rest.split(' ')
-            .find_map(|w| w.strip_prefix("grpc="))
-            .map(str::to_owned)
-    });
+    let (mut child, addr) = serve(data_dir, Stdio::null());
     let Some(addr) = addr else {
         let _ = child.kill();
         let _ = child.wait();
