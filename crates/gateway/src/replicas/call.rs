@@ -1,0 +1,175 @@
+//! One call sent to the pool's replicas: round-robin, an UNAVAILABLE replica ejected, and the
+//! call sent once more to another replica where [`Retry`] allows; streams passed through.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tonic::codec::Streaming;
+use tonic::{Code, Request, Response, Status};
+
+use super::{Pool, Replica, Retry};
+use crate::upstream::{Backend, BoxStream, Call, Failed, StreamHooks, forward_stream, send};
+
+impl Pool {
+    /// Forwards a call to a replica (round-robin over the healthy ones), `client` making the
+    /// generated client for a replica's channel. One that fails with UNAVAILABLE before
+    /// answering is ejected and, where `retry` allows, the call is sent once more to another
+    /// replica within the same deadline. Also says which replica answered.
+    pub async fn call<C, Req: Clone, Resp, Fut>(
+        &self,
+        call: &Call,
+        message: Req,
+        retry: Retry,
+        client: impl Fn(&Backend) -> C,
+        send_with: impl Fn(C, Request<Req>) -> Fut,
+    ) -> Result<(Arc<Replica>, Response<Resp>), Status>
+    where
+        Fut: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let mut failed: Vec<Tried> = Vec::new();
+        for replica in self.candidates()? {
+            match self
+                .attempt(
+                    &replica,
+                    &failed,
+                    retry,
+                    call,
+                    message.clone(),
+                    &client,
+                    &send_with,
+                )
+                .await
+            {
+                Attempt::Answered(response) => return Ok((replica, response)),
+                Attempt::Refused(status) => return Err(status),
+                Attempt::Unavailable(tried) => failed.push(tried),
+                Attempt::NotRetried => break,
+            }
+        }
+        Err(self.all_failed(failed))
+    }
+
+    /// One try of a call on `replica`, after the tries that `failed` before it.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn attempt<C, Req, Resp, Fut>(
+        &self,
+        replica: &Arc<Replica>,
+        failed: &[Tried],
+        retry: Retry,
+        call: &Call,
+        message: Req,
+        client: &impl Fn(&Backend) -> C,
+        send_with: &impl Fn(C, Request<Req>) -> Fut,
+    ) -> Attempt<Resp>
+    where
+        Fut: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let backend = &replica.backend;
+        if call.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Attempt::Refused(backend.deadline_exceeded());
+        }
+        if let Some(last) = failed.last() {
+            if retry == Retry::IfNotSent && last.maybe_received {
+                return Attempt::NotRetried;
+            }
+            self.retried();
+            tracing::info!(service = self.service.name, address = %backend.address, "retrying the call on another replica");
+        }
+        match send(backend, client(backend), call, message, send_with).await {
+            Err(Failed {
+                status,
+                maybe_received,
+            }) if status.code() == Code::Unavailable => {
+                self.failed(replica, &status);
+                Attempt::Unavailable(Tried {
+                    address: backend.address.clone(),
+                    status,
+                    maybe_received,
+                })
+            }
+            Err(failed) => Attempt::Refused(failed.status),
+            Ok(response) => {
+                self.succeeded(replica);
+                Attempt::Answered(response)
+            }
+        }
+    }
+
+    /// The error for a call that no replica answered: the only failure as it was, or both.
+    pub fn all_failed(&self, mut failed: Vec<Tried>) -> Status {
+        let name = self.service.name;
+        match failed.len() {
+            0 => Status::unavailable(format!("no {name} replica answered")),
+            // The only replica there is, or a call not retried: its own answer, details and all.
+            1 => failed
+                .pop()
+                .map(|tried| tried.status)
+                .unwrap_or_else(|| Status::unavailable(format!("no {name} replica answered"))),
+            _ => {
+                let tried: Vec<String> = failed
+                    .iter()
+                    .map(
+                        |Tried {
+                             address, status, ..
+                         }| {
+                            if status.message().contains(&**address) {
+                                status.message().to_owned()
+                            } else {
+                                format!("the {name} service at {address}: {}", status.message())
+                            }
+                        },
+                    )
+                    .collect();
+                Status::unavailable(format!(
+                    "{} failed on two {name} replicas, each UNAVAILABLE: {}",
+                    self.service.calls,
+                    tried.join("; ")
+                ))
+            }
+        }
+    }
+
+    /// A stream from `replica` (as [`Pool::call`] answered) passed through with `hooks`;
+    /// failing with UNAVAILABLE ejects the replica.
+    pub fn stream<T: Send + 'static>(
+        self: &Arc<Self>,
+        response: Response<Streaming<T>>,
+        replica: Arc<Replica>,
+        deadline: Option<Instant>,
+        hooks: StreamHooks,
+    ) -> Response<BoxStream<T>> {
+        let backend = replica.backend.clone();
+        let pool = self.clone();
+        let hooks = StreamHooks {
+            on_unavailable: Some(Box::new(move |status: &Status| {
+                pool.failed(&replica, status);
+            })),
+            ..hooks
+        };
+        forward_stream(response, &backend, deadline, hooks)
+    }
+}
+
+/// How one try of a call ended.
+pub(crate) enum Attempt<Resp> {
+    /// The replica answered.
+    Answered(Response<Resp>),
+    /// It failed with UNAVAILABLE (and was ejected).
+    Unavailable(Tried),
+    /// Any other failure: the call's answer, not to be retried.
+    Refused(Status),
+    /// Not sent: the previous try may have reached its replica and the call is not safe to
+    /// send twice.
+    NotRetried,
+}
+
+/// A try that failed with UNAVAILABLE.
+#[derive(Debug)]
+pub(crate) struct Tried {
+    /// The replica's address.
+    pub address: Arc<str>,
+    pub status: Status,
+    /// Whether the replica may have received the call (and acted on it).
+    pub maybe_received: bool,
+}

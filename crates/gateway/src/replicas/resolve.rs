@@ -1,0 +1,186 @@
+//! The pool's addresses: fixed ones, and names resolved at start and then periodically (one
+//! replica per address); the replica list rebuilt when an answer changes.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use http::Uri;
+
+use super::{Pool, Replica, State};
+use crate::config::Target;
+use crate::upstream::Backend;
+
+/// How long one name's resolution may take.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Resolves `host` and `port` to addresses; replaceable so tests can play DNS.
+pub(crate) type Resolver =
+    Arc<dyn Fn(String, u16) -> BoxFuture<'static, std::io::Result<Vec<SocketAddr>>> + Send + Sync>;
+
+/// The system resolver (`tokio::net::lookup_host`: /etc/hosts, then DNS).
+pub(super) fn system_resolver() -> Resolver {
+    Arc::new(|host: String, port: u16| {
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), port))
+                .await?
+                .collect())
+        })
+    })
+}
+
+/// What one name resolved to last.
+#[derive(Debug, Default)]
+pub(super) struct Resolution {
+    /// The last successful answer, sorted; kept through failed lookups so a DNS hiccup does
+    /// not empty the pool.
+    addrs: Vec<SocketAddr>,
+    /// Why the last lookup failed, when it did.
+    error: Option<String>,
+}
+
+/// A fixed target's address (its host is an IP literal).
+fn fixed_addr(uri: &Uri) -> Option<SocketAddr> {
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    let ip: IpAddr = host.parse().ok()?;
+    Some(SocketAddr::new(ip, uri.port_u16().unwrap_or(80)))
+}
+
+/// A backend for one resolved address.
+fn backend_for(service: &'static str, addr: SocketAddr) -> Backend {
+    let uri: Uri = format!("http://{addr}")
+        .parse()
+        .unwrap_or_else(|_| Uri::from_static("http://127.0.0.1:0"));
+    Backend::new(service, &uri)
+}
+
+impl Pool {
+    pub(super) fn has_names(&self) -> bool {
+        self.targets
+            .iter()
+            .any(|t| matches!(t, Target::Name { .. }))
+    }
+
+    /// Names that resolve to no address at present, with the lookup error.
+    pub fn unresolved(&self) -> Vec<(String, Option<String>)> {
+        let state = self.read();
+        self.targets
+            .iter()
+            .zip(&state.resolutions)
+            .filter_map(|(t, r)| match r {
+                Some(r) if r.addrs.is_empty() => Some((t.shown(), r.error.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Rebuilds the replica list from the targets and resolutions, keeping the replicas (and
+    /// their channels and ejection state) whose address is still there.
+    pub(super) fn rebuild(&self, state: &mut State) {
+        let old: HashMap<SocketAddr, Arc<Replica>> =
+            state.replicas.iter().map(|r| (r.addr, r.clone())).collect();
+        let mut replicas: Vec<Arc<Replica>> = Vec::new();
+        for (target, resolution) in self.targets.iter().zip(&state.resolutions) {
+            let source: Arc<str> = target.shown().into();
+            let addrs: Vec<(SocketAddr, Option<&Uri>)> = match (target, resolution) {
+                (Target::Fixed(uri), _) => fixed_addr(uri)
+                    .map(|a| (a, Some(uri)))
+                    .into_iter()
+                    .collect(),
+                (Target::Name { .. }, Some(r)) => r.addrs.iter().map(|&a| (a, None)).collect(),
+                (Target::Name { .. }, None) => Vec::new(),
+            };
+            for (addr, uri) in addrs {
+                if replicas.iter().any(|r| r.addr == addr) {
+                    continue;
+                }
+                let replica = old.get(&addr).cloned().unwrap_or_else(|| {
+                    let backend = match uri {
+                        Some(uri) => Backend::new(self.service.name, uri),
+                        None => backend_for(self.service.name, addr),
+                    };
+                    if uri.is_none() {
+                        tracing::info!(service = self.service.name, address = %backend.address, source = %source, "replica added");
+                    }
+                    Arc::new(Replica::new(backend, addr, source.clone()))
+                });
+                replicas.push(replica);
+            }
+        }
+        for gone in state
+            .replicas
+            .iter()
+            .filter(|r| !replicas.iter().any(|n| n.addr == r.addr))
+        {
+            tracing::info!(service = self.service.name, address = %gone.backend.address, source = %gone.source, "replica removed (no longer in DNS)");
+        }
+        state.replicas = Arc::from(replicas);
+        self.publish(&state.replicas);
+    }
+
+    /// Looks every name up again (concurrently, each within [`RESOLVE_TIMEOUT`]) and updates
+    /// the replicas: new addresses join, vanished ones leave. A failed lookup keeps the
+    /// name's previous addresses.
+    pub async fn resolve(&self) {
+        let lookups = self.targets.iter().map(|t| {
+            let resolver = self.resolver.clone();
+            async move {
+                let Target::Name { host, port, .. } = t else {
+                    return None;
+                };
+                let answer =
+                    tokio::time::timeout(RESOLVE_TIMEOUT, resolver(host.clone(), *port)).await;
+                Some(match answer {
+                    Ok(Ok(addrs)) if !addrs.is_empty() => Ok(addrs),
+                    Ok(Ok(_)) => Err("no addresses".to_owned()),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(_) => Err(format!("no answer within {} s", RESOLVE_TIMEOUT.as_secs())),
+                })
+            }
+        });
+        let answers = futures::future::join_all(lookups).await;
+        let mut state = self.write();
+        let mut changed = false;
+        for ((target, resolution), answer) in self
+            .targets
+            .iter()
+            .zip(state.resolutions.iter_mut())
+            .zip(answers)
+        {
+            let (Some(resolution), Some(answer)) = (resolution, answer) else {
+                continue;
+            };
+            match answer {
+                Ok(mut addrs) => {
+                    addrs.sort();
+                    addrs.dedup();
+                    if resolution.error.take().is_some() {
+                        tracing::info!(service = self.service.name, name = %target.shown(), "name resolves again");
+                    }
+                    if addrs != resolution.addrs {
+                        tracing::debug!(service = self.service.name, name = %target.shown(), ?addrs, "name resolved");
+                        resolution.addrs = addrs;
+                        changed = true;
+                    }
+                }
+                Err(e) => {
+                    if resolution.error.as_deref() != Some(&e) {
+                        tracing::warn!(
+                            service = self.service.name,
+                            name = %target.shown(),
+                            error = %e,
+                            kept = resolution.addrs.len(),
+                            "cannot resolve a name; keeping its previous addresses"
+                        );
+                    }
+                    resolution.error = Some(e);
+                }
+            }
+        }
+        if changed {
+            self.rebuild(&mut state);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The pool's tests: DNS answers followed, round-robin and ejection, and which calls go to a
+//! second replica.
+
+use std::collections::HashMap;
+
+use tonic::Code;
+
+use super::*;
+use crate::upstream::Call;
+
+fn name(host: &str, port: u16) -> Target {
+    Target::Name {
+        host: host.to_owned(),
+        port,
+        shown: format!("dns:///{host}:{port}"),
+    }
+}
+
+fn addr(text: &str) -> SocketAddr {
+    text.parse().unwrap()
+}
+
+/// A resolver answering from a table the test changes.
+type DnsTable = Arc<Mutex<HashMap<String, Vec<SocketAddr>>>>;
+
+fn fake_dns() -> (Resolver, DnsTable) {
+    let table: DnsTable = Arc::default();
+    let t = table.clone();
+    let resolver: Resolver = Arc::new(move |host: String, _port: u16| {
+        let answer = t.lock().unwrap().get(&host).cloned();
+        Box::pin(async move {
+            answer.ok_or_else(|| std::io::Error::other(format!("{host}: no such name")))
+        })
+    });
+    (resolver, table)
+}
+
+fn addrs(pool: &Pool) -> Vec<SocketAddr> {
+    pool.replicas().iter().map(|r| r.addr).collect()
+}
+
+#[test]
+fn backoff_doubles_up_to_the_cap() {
+    assert_eq!(backoff(1), Duration::from_secs(1));
+    assert_eq!(backoff(2), Duration::from_secs(2));
+    assert_eq!(backoff(4), Duration::from_secs(8));
+    assert_eq!(backoff(6), EJECT_MAX);
+    assert_eq!(backoff(u32::MAX), EJECT_MAX);
+}
+
+#[tokio::test]
+async fn names_resolve_to_one_replica_per_address_and_follow_dns() {
+    let (resolver, dns) = fake_dns();
+    let fixed = Target::Fixed("http://10.0.0.1:7".parse().unwrap());
+    let metrics = Metrics::new("test");
+    let pool = Pool::with_resolver(
+        SEARCH,
+        &[fixed, name("search", 50053)],
+        Some(Duration::from_secs(5)),
+        &metrics,
+        resolver,
+    );
+    assert_eq!(addrs(&pool), [addr("10.0.0.1:7")]);
+    // Unresolvable at start: the fixed replica only, and the name reported.
+    pool.resolve().await;
+    assert_eq!(addrs(&pool), [addr("10.0.0.1:7")]);
+    let unresolved = pool.unresolved();
+    assert_eq!(unresolved.len(), 1);
+    assert_eq!(unresolved[0].0, "dns:///search:50053");
+    assert!(unresolved[0].1.as_deref().unwrap().contains("no such name"));
+
+    dns.lock().unwrap().insert(
+        "search".into(),
+        vec![addr("10.0.1.2:50053"), addr("10.0.1.1:50053")],
+    );
+    pool.resolve().await;
+    assert_eq!(
+        addrs(&pool),
+        [
+            addr("10.0.0.1:7"),
+            addr("10.0.1.1:50053"),
+            addr("10.0.1.2:50053")
+        ]
+    );
+    assert!(pool.unresolved().is_empty());
+    assert_eq!(
+        pool.replicas()[1].backend.address.as_ref(),
+        "http://10.0.1.1:50053"
+    );
+    let text = metrics.encode();
+    assert!(
+        text.contains("chess_gateway_search_replicas{service=\"test\"} 3"),
+        "{text}"
+    );
+
+    // A replica that stays keeps its state; one that leaves DNS goes; a lookup failure
+    // keeps the last answer.
+    let kept = pool.replicas()[2].clone();
+    pool.failed(&kept, &Status::unavailable("down"));
+    dns.lock()
+        .unwrap()
+        .insert("search".into(), vec![addr("10.0.1.2:50053")]);
+    pool.resolve().await;
+    assert_eq!(addrs(&pool), [addr("10.0.0.1:7"), addr("10.0.1.2:50053")]);
+    assert!(Arc::ptr_eq(&pool.replicas()[1], &kept) && !kept.is_healthy());
+    dns.lock().unwrap().clear();
+    pool.resolve().await;
+    assert_eq!(addrs(&pool), [addr("10.0.0.1:7"), addr("10.0.1.2:50053")]);
+
+    // An address that comes back is a fresh replica.
+    dns.lock().unwrap().insert(
+        "search".into(),
+        vec![addr("10.0.1.1:50053"), addr("10.0.1.2:50053")],
+    );
+    pool.resolve().await;
+    assert_eq!(addrs(&pool).len(), 3);
+    assert!(pool.replicas()[1].is_healthy());
+}
+
+#[tokio::test]
+async fn round_robin_skips_ejected_replicas_but_never_leaves_a_call_nowhere() {
+    let targets: Vec<Target> = (1..=3)
+        .map(|i| Target::Fixed(format!("http://10.0.0.{i}:1").parse().unwrap()))
+        .collect();
+    let metrics = Metrics::new("test");
+    let pool = Pool::new(SEARCH, &targets, None, &metrics);
+    let first: Vec<SocketAddr> = (0..3).map(|_| pool.candidates().unwrap()[0].addr).collect();
+    assert_eq!(first.len(), 3);
+    assert_eq!(
+        first.iter().collect::<std::collections::HashSet<_>>().len(),
+        3
+    );
+    for c in (0..3).map(|_| pool.candidates().unwrap()) {
+        assert_eq!(c.len(), 2);
+        assert_ne!(c[0].addr, c[1].addr);
+    }
+
+    let dead = pool.replicas()[1].clone();
+    pool.failed(&dead, &Status::unavailable("connection refused"));
+    // Calls that were in flight with it fail too: still one ejection.
+    pool.failed(&dead, &Status::unavailable("connection lost"));
+    assert_eq!(dead.ejection().failures, 1);
+    assert!(
+        metrics
+            .encode()
+            .contains("chess_gateway_search_ejections_total{service=\"test\"} 1")
+    );
+    assert!(
+        metrics
+            .encode()
+            .contains("chess_gateway_search_replicas_healthy{service=\"test\"} 2")
+    );
+    for _ in 0..6 {
+        let c = pool.candidates().unwrap();
+        assert!(c.iter().all(|r| r.addr != dead.addr), "{c:?}");
+    }
+    // All ejected: calls still go somewhere, soonest due first.
+    pool.failed(&pool.replicas()[0], &Status::unavailable("x"));
+    pool.failed(&pool.replicas()[2], &Status::unavailable("x"));
+    let c = pool.candidates().unwrap();
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].addr, dead.addr);
+    pool.succeeded(&dead);
+    assert!(dead.is_healthy());
+    assert_eq!(pool.candidates().unwrap()[0].addr, dead.addr);
+}
+
+#[tokio::test]
+async fn nothing_configured_or_resolved_is_unavailable_with_a_reason() {
+    let metrics = Metrics::new("test");
+    let pool = Pool::new(SEARCH, &[], None, &metrics);
+    let e = pool.candidates().unwrap_err();
+    assert!(e.message().contains("--search-addr"), "{e:?}");
+    let (resolver, _) = fake_dns();
+    let pool = Pool::with_resolver(
+        SEARCH,
+        &[name("search", 1)],
+        Some(Duration::from_secs(5)),
+        &metrics,
+        resolver,
+    );
+    let e = pool.candidates().unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable);
+    assert!(
+        e.message().contains("dns:///search:1") && e.message().contains("every 5 s"),
+        "{e:?}"
+    );
+}
+
+/// A health service on a free loopback port, for calls that must be answered.
+async fn live_server() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (_, health) = tonic_health::server::health_reporter();
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(health)
+            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+    );
+    addr
+}
+
+/// A port that takes connections, reads what comes and hangs up: a replica that dies
+/// with the call on it.
+async fn dying_server() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::AsyncReadExt;
+                let mut buf = [0; 4096];
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(200), socket.read(&mut buf)).await;
+            });
+        }
+    });
+    addr
+}
+
+/// A loopback port nobody listens on.
+fn closed_port() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// One health call through `pool` with `retry`: the replica that answered, or the error.
+async fn health_call(pool: &Pool, retry: Retry) -> Result<SocketAddr, Status> {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let call = Call {
+        metadata: tonic::metadata::MetadataMap::new(),
+        deadline: Some(Instant::now() + Duration::from_secs(10)),
+        caller: crate::auth::Caller::Ip("test".into()),
+    };
+    pool.call(
+        &call,
+        HealthCheckRequest::default(),
+        retry,
+        |b| HealthClient::new(b.channel.clone()),
+        |mut c, r| async move { c.check(r).await },
+    )
+    .await
+    .map(|(replica, _)| replica.addr)
+}
+
+fn fixed(addrs: &[SocketAddr]) -> Vec<Target> {
+    addrs
+        .iter()
+        .map(|a| Target::Fixed(format!("http://{a}").parse().unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_call_the_replica_never_got_is_retried_whatever_it_is() {
+    let live = live_server().await;
+    let dead = closed_port();
+    let metrics = Metrics::new("test");
+    let pool = Pool::new(RULES, &fixed(&[dead, live]), None, &metrics);
+    // The first call starts at the dead replica: refused connection, so even a call that
+    // is not safe to send twice goes on to the live one.
+    assert_eq!(health_call(&pool, Retry::IfNotSent).await.unwrap(), live);
+    let text = metrics.encode();
+    assert!(
+        text.contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
+            && text.contains("chess_gateway_rules_ejections_total{service=\"test\"} 1"),
+        "{text}"
+    );
+    // Ejected now: calls go to the live one only.
+    for _ in 0..4 {
+        assert_eq!(health_call(&pool, Retry::IfNotSent).await.unwrap(), live);
+    }
+}
+
+#[tokio::test]
+async fn a_call_that_may_have_arrived_is_retried_only_when_safe() {
+    let live = live_server().await;
+    let dying = dying_server().await;
+    let metrics = Metrics::new("test");
+    let pool = Pool::new(RULES, &fixed(&[dying, live]), None, &metrics);
+    // Not safe to send twice: the dying replica's failure is the answer, not a retry.
+    let e = health_call(&pool, Retry::IfNotSent).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unavailable, "{e:?}");
+    assert!(
+        e.message().contains("rules service") && e.message().contains(&dying.to_string()),
+        "{e:?}"
+    );
+    assert!(
+        !metrics
+            .encode()
+            .contains("retries_total{service=\"test\"} 1"),
+        "{}",
+        metrics.encode()
+    );
+    // Safe: sent again to the live replica. (The dying one is ejected by now, so bring it
+    // back to be tried first.)
+    pool.succeeded(&pool.replicas()[0]);
+    pool.next.store(0, Ordering::Relaxed);
+    assert_eq!(health_call(&pool, Retry::Safe).await.unwrap(), live);
+    assert!(
+        metrics
+            .encode()
+            .contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
+    );
+}
