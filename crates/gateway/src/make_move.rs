@@ -11,7 +11,7 @@ use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
 
-use crate::replicas::{Attempt, Pool, Replica, Retry, Tried};
+use crate::replicas::{Pool, Refused, Replica, Retry};
 use crate::upstream::{Backend, Call, Compression, client, forward, gzip_request};
 
 /// Sends one admitted MakeMove to the rules replicas.
@@ -29,33 +29,20 @@ pub(crate) async fn make_move(
     let gzip = gzip_request(gzip, &message);
     let client = |b: &Backend| client!(GameServiceClient, b, gzip);
     let send = |mut c: GameServiceClient<_>, r| async move { c.make_move(r).await };
-    let mut failed: Vec<Tried> = Vec::new();
-    for replica in rules.candidates()? {
-        let may_be_applied = failed.iter().any(|t| t.maybe_received);
-        let attempt = rules
-            .attempt(
-                &replica,
-                &failed,
-                retry,
-                call,
-                message.clone(),
-                &client,
-                &send,
-            )
-            .await;
-        match attempt {
-            Attempt::Answered(response) => return Ok(response),
-            Attempt::Refused(status)
-                if may_be_applied && status.code() == Code::FailedPrecondition =>
-            {
-                return settle(&replica, gzip, call, &message, status).await;
-            }
-            Attempt::Refused(status) => return Err(status),
-            Attempt::Unavailable(tried) => failed.push(tried),
-            Attempt::NotRetried => break,
+    match rules
+        .call_reporting(call, message.clone(), retry, client, send)
+        .await
+    {
+        Ok((_, response)) => Ok(response),
+        Err(Refused {
+            status,
+            by: Some(replica),
+            after_maybe_received: true,
+        }) if status.code() == Code::FailedPrecondition => {
+            settle(&replica, gzip, call, &message, status).await
         }
+        Err(refused) => Err(refused.status),
     }
-    Err(rules.all_failed(failed))
 }
 
 /// The retry of a move that may already have been applied failed its precondition: the game

@@ -27,8 +27,31 @@ impl Pool {
     where
         Fut: Future<Output = Result<Response<Resp>, Status>>,
     {
+        self.call_reporting(call, message, retry, client, send_with)
+            .await
+            .map_err(|refused| refused.status)
+    }
+
+    /// [`Pool::call`], its failure saying which replica refused the call and whether a try
+    /// before that one may have reached its replica (and so been acted on).
+    pub async fn call_reporting<C, Req: Clone, Resp, Fut>(
+        &self,
+        call: &Call,
+        message: Req,
+        retry: Retry,
+        client: impl Fn(&Backend) -> C,
+        send_with: impl Fn(C, Request<Req>) -> Fut,
+    ) -> Result<(Arc<Replica>, Response<Resp>), Refused>
+    where
+        Fut: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let unanswered = |status| Refused {
+            status,
+            by: None,
+            after_maybe_received: false,
+        };
         let mut failed: Vec<Tried> = Vec::new();
-        for replica in self.candidates()? {
+        for replica in self.candidates().map_err(unanswered)? {
             match self
                 .attempt(
                     &replica,
@@ -42,17 +65,23 @@ impl Pool {
                 .await
             {
                 Attempt::Answered(response) => return Ok((replica, response)),
-                Attempt::Refused(status) => return Err(status),
+                Attempt::Refused(status) => {
+                    return Err(Refused {
+                        status,
+                        after_maybe_received: failed.iter().any(|t| t.maybe_received),
+                        by: Some(replica),
+                    });
+                }
                 Attempt::Unavailable(tried) => failed.push(tried),
                 Attempt::NotRetried => break,
             }
         }
-        Err(self.all_failed(failed))
+        Err(unanswered(self.all_failed(failed)))
     }
 
     /// One try of a call on `replica`, after the tries that `failed` before it.
     #[allow(clippy::too_many_arguments)]
-    pub async fn attempt<C, Req, Resp, Fut>(
+    async fn attempt<C, Req, Resp, Fut>(
         &self,
         replica: &Arc<Replica>,
         failed: &[Tried],
@@ -97,7 +126,7 @@ impl Pool {
     }
 
     /// The error for a call that no replica answered: the only failure as it was, or both.
-    pub fn all_failed(&self, mut failed: Vec<Tried>) -> Status {
+    fn all_failed(&self, mut failed: Vec<Tried>) -> Status {
         let name = self.service.name;
         match failed.len() {
             0 => Status::unavailable(format!("no {name} replica answered")),
@@ -151,8 +180,20 @@ impl Pool {
     }
 }
 
+/// A call [`Pool::call_reporting`] could not get answered.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// The caller's error.
+    pub status: Status,
+    /// The replica the last try went to, when `status` is its refusal (not every replica
+    /// being unavailable).
+    pub by: Option<Arc<Replica>>,
+    /// Whether a try before the last one failed after its replica may have received the call.
+    pub after_maybe_received: bool,
+}
+
 /// How one try of a call ended.
-pub(crate) enum Attempt<Resp> {
+enum Attempt<Resp> {
     /// The replica answered.
     Answered(Response<Resp>),
     /// It failed with UNAVAILABLE (and was ejected).
@@ -166,10 +207,10 @@ pub(crate) enum Attempt<Resp> {
 
 /// A try that failed with UNAVAILABLE.
 #[derive(Debug)]
-pub(crate) struct Tried {
+struct Tried {
     /// The replica's address.
-    pub address: Arc<str>,
-    pub status: Status,
+    address: Arc<str>,
+    status: Status,
     /// Whether the replica may have received the call (and acted on it).
-    pub maybe_received: bool,
+    maybe_received: bool,
 }

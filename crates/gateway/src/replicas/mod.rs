@@ -24,7 +24,7 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use call::{Attempt, Tried};
+pub(crate) use call::Refused;
 pub(crate) use resolve::Resolver;
 use resolve::{Resolution, system_resolver};
 
