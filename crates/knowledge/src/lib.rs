@@ -20,6 +20,7 @@ mod illegal;
 mod openings;
 mod report;
 mod ser;
+mod winnable;
 
 pub use illegal::{IllegalAttempt, illegal_attempt};
 pub use openings::{
@@ -30,4 +31,7 @@ pub use report::{
     BishopInfo, Bishops, CentreControl, Development, EndgameClass, Files, Item, KingSafety,
     Material, PIECE_VALUES, PawnChain, PawnStructure, Pawns, Phase, Report, SideBishops,
     SideMaterial, Sides, describe,
+};
+pub use winnable::{
+    Analysis, Limits, Mode, Verdict, Winnability, proves_mate, winnability, winnable,
 };
