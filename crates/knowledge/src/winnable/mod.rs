@@ -43,6 +43,9 @@ use chess_rules::{Bitboard, Color, Move, Position, Role};
 
 use search::{Found, Search, hopeless};
 
+/// Quick mode searches for a helpmate only with at most this many men on the board.
+const QUICK_SEARCH_MEN: u32 = 8;
+
 /// How hard to look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -63,7 +66,7 @@ impl Limits {
     /// Nodes a quick analysis may visit.
     pub const QUICK_NODES: u64 = 200;
     /// Nodes a full analysis may visit by default: about a second of work on one core.
-    pub const FULL_NODES: u64 = 2_000_000;
+    pub const FULL_NODES: u64 = 4_000_000;
 
     pub const fn quick() -> Limits {
         Limits {
@@ -260,6 +263,9 @@ fn decide(pos: &Position, winner: Color, limits: &Limits) -> (Verdict, u64) {
     }
     let mut search = Search::new(winner, limits.nodes);
     let found = match limits.mode {
+        // With many men on the board a short helpmate is rare and a search costly: quick
+        // mode, run after every move, leaves those undetermined.
+        Mode::Quick if pos.occupied().count() > QUICK_SEARCH_MEN => Found::NoMate,
         Mode::Quick => search.deepening(pos, 3, limits.nodes),
         Mode::Full => full_search(&mut search, pos, limits.nodes),
     };
@@ -269,11 +275,13 @@ fn decide(pos: &Position, winner: Color, limits: &Limits) -> (Verdict, u64) {
     }
 }
 
-/// Short exhaustive mates first, then ever deeper greedy walks, then deeper exhaustive search
-/// with what is left.
+/// A short best-first look (most positions with material mate quickly), short exhaustive
+/// mates, a long best-first search, greedy walks, then deeper exhaustive search with what is
+/// left.
 fn full_search(search: &mut Search, pos: &Position, budget: u64) -> Found {
     let shares = [
-        (Pass::Deep, 7, budget / 10),
+        (Pass::BestFirst, 400, budget / 50),
+        (Pass::Deep, 7, budget / 20),
         (Pass::BestFirst, 400, budget / 2),
         (Pass::Greedy, 40, budget / 10),
         (Pass::Greedy, 120, budget / 10),

@@ -403,6 +403,8 @@ impl Search {
     }
 }
 
+const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
+
 /// How far a position looks from a mate by `winner`, smaller is closer: the losing king near
 /// an edge and a corner, the winner's pieces near it (a knight two squares off), the loser's
 /// men next to their king as blockers, pawns near promotion, and the winner's material kept
@@ -411,11 +413,21 @@ fn closeness(pos: &Position, winner: Color, material: i32) -> i32 {
     let loser = !winner;
     let lk = pos.king_of(loser);
     let wk = pos.king_of(winner);
-    let corner = [Square::A1, Square::H1, Square::A8, Square::H8]
-        .into_iter()
-        .map(|c| distance(lk, c))
-        .min()
-        .unwrap_or(0);
+    // Bishops alone (with the king) mate only in a corner of their colour.
+    let ours_all = pos.by_color(winner) & !pos.by_role(Role::King);
+    let bishops = ours_all & pos.by_role(Role::Bishop);
+    let corners = if bishops.has_any() && bishops == ours_all {
+        if (bishops & Bitboard::DARK_SQUARES).is_empty() {
+            &[Square::H1, Square::A8][..]
+        } else if (bishops & Bitboard::LIGHT_SQUARES).is_empty() {
+            &[Square::A1, Square::H8][..]
+        } else {
+            &CORNERS[..]
+        }
+    } else {
+        &CORNERS[..]
+    };
+    let corner = corners.iter().map(|&c| distance(lk, c)).min().unwrap_or(0);
     let mut h = 4 * edge_distance(lk) + 2 * corner;
     h += (distance(wk, lk) - 2).abs();
     let ours = pos.by_color(winner) & !pos.by_role(Role::King);
