@@ -23,6 +23,7 @@ fn mv(uci: &str, at_ms: u64) -> Event {
         uci: uci.into(),
         offer_draw: false,
         at_ms,
+        dead: None,
     }
 }
 
@@ -112,6 +113,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             uci: "e2e4".into(),
             offer_draw: true,
             at_ms: 10,
+            dead: None,
         },
         Event::DrawAnswered {
             side: Side::Black,
@@ -131,6 +133,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
         Event::FlagFell {
             side: Side::White,
             at_ms: u64::MAX >> 11,
+            cannot_mate: None,
         },
         Event::Resigned {
             side: Side::Black,
@@ -141,6 +144,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             attempted: "e1e2".into(),
             reason: "king moved into check".into(),
             at_ms: 16,
+            cannot_mate: None,
         },
         Event::Touched {
             side: Side::Black,
@@ -236,6 +240,7 @@ pub fn flag_deadlines(store: &dyn GameStore) {
             &Event::FlagFell {
                 side: Side::Black,
                 at_ms: 61_000,
+                cannot_mate: None,
             },
             None,
         )

@@ -188,6 +188,7 @@ mod tests {
                 uci: (*m).into(),
                 offer_draw: false,
                 at_ms: 2,
+                dead: None,
             };
             store.append(id, seq, &ev, None).unwrap();
             seq += 1;
