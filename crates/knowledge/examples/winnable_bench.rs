@@ -24,6 +24,10 @@ struct Tally {
     /// winnable, unwinnable, undetermined (sides, two per position)
     verdicts: [u64; 3],
     dead: u64,
+    /// Sides proven unable to mate, in positions where the game goes on, that the old
+    /// material rule says could mate: a flag fall there was scored wrongly.
+    beyond_material: u64,
+    beyond_example: String,
 }
 
 impl Tally {
@@ -36,6 +40,8 @@ impl Tally {
             nodes: 0,
             verdicts: [0; 3],
             dead: 0,
+            beyond_material: 0,
+            beyond_example: String::new(),
         }
     }
 
@@ -64,7 +70,15 @@ impl Tally {
                     assert!(proves_mate(pos, a.winner, line), "{}", pos.fen());
                     0
                 }
-                Verdict::Unwinnable { .. } => 1,
+                Verdict::Unwinnable { .. } => {
+                    if pos.has_legal_moves() && pos.can_possibly_mate(a.winner) {
+                        self.beyond_material += 1;
+                        if self.beyond_example.is_empty() {
+                            self.beyond_example = format!("{} for {:?}", pos.fen(), a.winner);
+                        }
+                    }
+                    1
+                }
                 Verdict::Undetermined => {
                     if std::env::var_os("SHOW_UNDETERMINED").is_some() {
                         eprintln!("undetermined for {:?}: {}", a.winner, pos.fen());
@@ -97,6 +111,12 @@ impl Tally {
             self.dead,
             self.nodes
         );
+        if self.beyond_material > 0 {
+            println!(
+                "  {} sides unwinnable that material alone calls winnable, e.g. {}",
+                self.beyond_material, self.beyond_example
+            );
+        }
     }
 }
 

@@ -30,7 +30,7 @@ pub use openings::{
 pub use report::{
     BishopInfo, Bishops, CentreControl, Development, EndgameClass, Files, Item, KingSafety,
     Material, PIECE_VALUES, PawnChain, PawnStructure, Pawns, Phase, Report, SideBishops,
-    SideMaterial, Sides, describe,
+    SideMaterial, Sides, WinnabilityReport, describe,
 };
 pub use winnable::{
     Analysis, Limits, Mode, Verdict, Winnability, proves_mate, winnability, winnable,

@@ -229,3 +229,43 @@ fn random_positions_never_panic_nor_overrun_the_budget() {
     }
     assert!(checked > 1000, "only {checked} legal positions");
 }
+
+#[test]
+fn the_position_report_carries_the_verdicts() {
+    let r = chess_knowledge::describe(&pos("k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1"));
+    assert!(r.winnability.dead);
+    assert_eq!(r.winnability.code, "--");
+    assert!(
+        r.items
+            .iter()
+            .any(|i| i.topic == "winnability" && i.en.starts_with("Dead position")),
+        "{:?}",
+        r.items
+    );
+    let r = chess_knowledge::describe(&pos("8/8/8/2k5/8/8/3K4/7q w - - 0 1"));
+    assert!(!r.winnability.dead);
+    assert_eq!(r.winnability.verdicts.white, "unwinnable");
+    assert!(
+        r.items
+            .iter()
+            .any(|i| i.en == "Cannot be won by White: White has only its king")
+    );
+    assert!(r.to_json().contains("\"winnability\""));
+}
+
+#[test]
+fn pawns_that_can_only_walk_into_the_wall() {
+    // The black pawns a5, c5, e5, g5 have no pawn to guard them: a king above the wall can
+    // take one and walk in, so the wall proves nothing.
+    let p = pos("k7/7B/2K5/p1p1p1p1/PpPpPpPp/3P1P1P/1P6/8 w - - 0 1");
+    assert!(!winnability(&p, &Limits::quick()).is_dead());
+    // White's king below could take the b-pawn when it comes to b3: not provable either.
+    let p = pos("k7/7B/8/p1p1p1p1/PpPpPpPp/3P1P1P/1P6/4K3 w - - 0 1");
+    assert!(!winnability(&p, &Limits::quick()).is_dead());
+    // Facing pawns on an open file with a capture on the way: not provable, and winnable.
+    let (c, _) = code("k7/7B/8/p1p1p1p1/PpPpPpP1/1P1P1P2/7P/4K3 w - - 0 1");
+    assert_eq!(&c[..1], "W");
+    // Mobile pawns whose paths meet an enemy pawn's attack: the argument does not apply.
+    let p = pos("4k3/8/8/3p4/8/4P3/8/4K3 w - - 0 1");
+    assert!(!winnability(&p, &Limits::quick()).is_dead());
+}

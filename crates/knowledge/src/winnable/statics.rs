@@ -1,28 +1,25 @@
-//! The static proof of unwinnability: when no pawn can ever move again, every piece lives in a
-//! region walled off by pawns, and mate needs a check on a square the losing king can reach
-//! with every escape square covered. When no such square exists, no series of legal moves
-//! mates, and the reason says why.
+//! The static proof of unwinnability: when no pawn can ever capture, be captured or promote,
+//! every piece lives in a region walled off by pawns, and mate needs a check on a square the
+//! losing king can reach with every escape square covered. When no such square exists, no
+//! series of legal moves mates, and the reason says why.
 //!
-//! The argument, made sound by induction on the moves of any game from here: assume every
-//! pawn stays where it is. Then each piece can only ever stand on the squares a flood fill
-//! reaches from where it stands, moving as that piece moves, with the pawns as the only
-//! obstacles (the other pieces may always step aside, so ignoring them over-estimates). The
-//! assumption can first break only by a pawn moving (it needs its square ahead free, or an
-//! enemy unit on a square it captures on, or en passant) or by a pawn being captured (an
-//! enemy piece reaches its square; a king only when no pawn of the pawn's side guards it).
-//! When the flood fills rule all of these out, the assumption holds for ever.
+//! The argument, made sound by induction on the moves of any game from here: assume no pawn
+//! ever captures or is captured. Then each pawn keeps to its file, between its square and the
+//! nearest enemy pawn ahead (which can only come towards it; with none ahead the pawn might
+//! promote, and the argument is not tried), and a pawn whose range is its own square is a
+//! permanent wall. Each piece can only ever stand on the squares a flood fill reaches from
+//! where it stands, moving as that piece moves, with the walls as the only obstacles (the
+//! other men may always step aside, so ignoring them over-estimates); a king never enters a
+//! square a wall pawn attacks. The assumption can first break only by a pawn capturing (an
+//! enemy unit on a square it attacks from somewhere in its range) or being captured (an enemy
+//! piece attacks a square of its range, or the enemy king can step onto one that no wall pawn
+//! of the pawn's side guards). When the flood fills rule all of these out, the assumption
+//! holds for ever.
 
 use chess_rules::{
-    Bitboard, Color, Position, Role, Square, attacks, king_attacks, knight_attacks, pawn_attacks,
+    Bitboard, Color, Position, Role, Square, attacks, between, king_attacks, knight_attacks,
+    pawn_attacks,
 };
-
-/// Everything that can ever happen on a board whose pawns never move, over-estimated.
-struct Frozen {
-    /// The pawns: permanent walls.
-    walls: Bitboard,
-    /// Squares each side's pawns attack, for ever.
-    pawn_attacks: [Bitboard; 2],
-}
 
 /// The squares a piece of `role` and `color` standing on `from` can ever occupy when only
 /// `walls` block it; a king also never enters `forbidden` (squares attacked by frozen pawns).
@@ -74,34 +71,68 @@ struct Unit {
 pub(super) fn frozen_proof(pos: &Position, winner: Color) -> Option<String> {
     let loser = !winner;
     let pawns = pos.by_role(Role::Pawn);
-    let white_pawns = pawns & pos.by_color(Color::White);
-    let black_pawns = pawns & pos.by_color(Color::Black);
-    // Cheap exit first: a pawn with a free square ahead can move.
-    if (white_pawns.north() & !pawns).has_any() || (black_pawns.south() & !pawns).has_any() {
-        return None;
-    }
     if pos.legal_ep_square().is_some() {
         return None;
     }
-    let mut frozen = Frozen {
-        walls: pawns,
-        pawn_attacks: [Bitboard::EMPTY; 2],
-    };
+    // Each pawn's range: the squares of its file it can ever stand on, up to the nearest enemy
+    // pawn ahead, which can only come towards it. With no enemy pawn ahead it may promote,
+    // and the argument does not apply.
+    let mut ranges: Vec<(Color, Square, Bitboard)> = Vec::with_capacity(pawns.count() as usize);
     for c in Color::ALL {
         for p in pawns & pos.by_color(c) {
-            frozen.pawn_attacks[c.index()] |= pawn_attacks(c, p);
+            let ahead = file_ahead(c, p) & pawns & pos.by_color(!c);
+            let stop = match c {
+                Color::White => ahead.first(),
+                Color::Black => last(ahead),
+            }?;
+            ranges.push((c, p, between(p, stop).with(p)));
         }
     }
-    let walls = frozen.walls;
+    // A pawn whose range is its own square never moves: a wall.
+    let walls: Bitboard = ranges
+        .iter()
+        .filter(|r| r.2.count() == 1)
+        .map(|r| r.1)
+        .collect();
+    // Squares attacked for ever, by the walls.
+    let mut wall_attacks = [Bitboard::EMPTY; 2];
+    let mut ever_attacked = [Bitboard::EMPTY; 2];
+    let mut pawn_range = [Bitboard::EMPTY; 2];
+    // What each pawn can ever attack, kept for the checks below.
+    let mut targets = Vec::with_capacity(ranges.len());
+    for &(c, p, range) in &ranges {
+        pawn_range[c.index()] |= range;
+        let mut t = Bitboard::EMPTY;
+        for sq in range {
+            t |= pawn_attacks(c, sq);
+        }
+        ever_attacked[c.index()] |= t;
+        targets.push(t);
+        if range.count() == 1 {
+            wall_attacks[c.index()] |= pawn_attacks(c, p);
+        }
+    }
+    // The cheap test first (it settles most positions of a game): pawns that may meet a
+    // pawn to capture.
+    for (&(c, _, _), t) in ranges.iter().zip(&targets) {
+        if t.intersects(pawn_range[(!c).index()]) {
+            return None;
+        }
+    }
 
     // Where every piece can ever be, and what it can ever attack.
     let mut reach_of = [Bitboard::EMPTY; 2]; // non-king pieces, by colour
     let mut potential_of = [Bitboard::EMPTY; 2]; // non-king pieces, by colour
     let mut king_reach = [Bitboard::EMPTY; 2];
+    let mut king_zone = [Bitboard::EMPTY; 2]; // squares a king can ever attack
     let mut units = Vec::new();
     for c in Color::ALL {
-        let forbidden = frozen.pawn_attacks[(!c).index()];
-        king_reach[c.index()] = flood(Role::King, c, pos.king_of(c), walls, forbidden);
+        let forbidden = wall_attacks[(!c).index()];
+        let reach = flood(Role::King, c, pos.king_of(c), walls, forbidden);
+        king_reach[c.index()] = reach;
+        for k in reach {
+            king_zone[c.index()] |= king_attacks(k);
+        }
         for sq in pos.by_color(c) & !pos.by_role(Role::King) & !pawns {
             let role = pos.role_at(sq)?;
             let reach = flood(role, c, sq, walls, Bitboard::EMPTY);
@@ -120,24 +151,19 @@ pub(super) fn frozen_proof(pos: &Position, winner: Color) -> Option<String> {
         }
     }
 
-    // The pawns stay frozen only if nothing can ever capture one or be captured by one.
-    for c in Color::ALL {
+    // The pawns keep to their ranges only if none can ever capture or be captured.
+    for (&(c, _, range), t) in ranges.iter().zip(&targets) {
         let enemy = !c;
-        for p in pawns & pos.by_color(c) {
-            if potential_of[enemy.index()].contains(p) {
-                return None;
-            }
-            let guarded = (pawn_attacks(enemy, p) & pawns & pos.by_color(c)).has_any();
-            let king_touch = king_reach[enemy.index()]
-                .into_iter()
-                .any(|k| king_attacks(k).contains(p));
-            if king_touch && !guarded {
-                return None;
-            }
-            let targets = pawn_attacks(c, p);
-            if targets.intersects(reach_of[enemy.index()] | (pawns & pos.by_color(enemy))) {
-                return None;
-            }
+        if potential_of[enemy.index()].intersects(range) {
+            return None;
+        }
+        // A king takes a pawn by stepping onto its square: never onto a square a wall pawn
+        // of the pawn's side guards.
+        if (range & king_zone[enemy.index()] & !wall_attacks[c.index()]).has_any() {
+            return None;
+        }
+        if t.intersects(reach_of[enemy.index()]) {
+            return None;
         }
     }
 
@@ -145,8 +171,12 @@ pub(super) fn frozen_proof(pos: &Position, winner: Color) -> Option<String> {
     // blocked, guarded by a pawn, attacked by a piece, or attacked by the winning king.
     let lking = king_reach[loser.index()];
     let wking = king_reach[winner.index()];
-    let pawn_att = frozen.pawn_attacks[winner.index()];
-    let base_cover = walls | reach_of[loser.index()] | pawn_att;
+    let pawn_att = ever_attacked[winner.index()];
+    let base_cover = walls
+        | reach_of[loser.index()]
+        | pawn_range[loser.index()]
+        | pawn_range[winner.index()]
+        | pawn_att;
     let all_potential = potential_of[winner.index()];
     let king_covers = |need: Bitboard, k: Square| -> bool {
         if need.is_empty() {
@@ -183,7 +213,30 @@ pub(super) fn frozen_proof(pos: &Position, winner: Color) -> Option<String> {
         }
     }
 
-    Some(explain(pos, winner, &units, lking, checkable, pawns))
+    let moving = pawns & !walls;
+    Some(explain(
+        pos, winner, &units, lking, checkable, pawns, moving,
+    ))
+}
+
+/// The squares of `sq`'s file ahead of it, as a pawn of `c` moves.
+fn file_ahead(c: Color, sq: Square) -> Bitboard {
+    let file = Bitboard::file(sq.file());
+    let i = sq.index() as u32;
+    let mask = match c {
+        Color::White => u64::MAX.checked_shl(i + 1).unwrap_or(0),
+        Color::Black => (1u64 << i) - 1,
+    };
+    Bitboard(file.0 & mask)
+}
+
+/// The highest square of a set.
+fn last(b: Bitboard) -> Option<Square> {
+    if b.is_empty() {
+        None
+    } else {
+        Square::try_new(63 - b.0.leading_zeros())
+    }
 }
 
 fn explain(
@@ -193,6 +246,7 @@ fn explain(
     lking: Bitboard,
     checkable: Bitboard,
     pawns: Bitboard,
+    moving: Bitboard,
 ) -> String {
     let loser = !winner;
     let mut text = String::new();
@@ -205,11 +259,22 @@ fn explain(
                 locks.push(format!("{p}/{ahead}"));
             }
         }
-        text.push_str("no pawn can ever move again");
-        if !locks.is_empty() {
-            text.push_str(&format!(" (locked: {})", locks.join(", ")));
+        let locked = if locks.is_empty() {
+            String::new()
+        } else {
+            format!(" (locked: {})", locks.join(", "))
+        };
+        if moving.is_empty() {
+            text.push_str(&format!(
+                "no pawn can ever move again{locked} and no piece can ever capture one; "
+            ));
+        } else {
+            let names: Vec<String> = moving.map(|s| s.to_string()).collect();
+            text.push_str(&format!(
+                "no pawn can ever capture, be captured or promote{locked}: the pawns on {} can only advance up their blocked files; ",
+                names.join(", ")
+            ));
         }
-        text.push_str(" and no piece can ever capture one; ");
     }
     let pieces = describe_units(units);
     if checkable.is_empty() {
