@@ -146,6 +146,25 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             at_ms: 16,
             cannot_mate: None,
         },
+        // The winnability analysis's decisions travel in the events.
+        Event::Move {
+            uci: "h2h3".into(),
+            offer_draw: false,
+            at_ms: 17,
+            dead: Some("no pawn can ever move again (locked: h3/h4)".into()),
+        },
+        Event::FlagFell {
+            side: Side::Black,
+            at_ms: 18,
+            cannot_mate: Some("White has only its king".into()),
+        },
+        Event::Foul {
+            side: Side::Black,
+            attempted: "e8e7".into(),
+            reason: "king moved into check".into(),
+            at_ms: 19,
+            cannot_mate: Some("White has only its king".into()),
+        },
         Event::Touched {
             side: Side::Black,
             square: "g8".into(),
