@@ -33,5 +33,5 @@ pub use report::{
     SideMaterial, Sides, WinnabilityReport, describe,
 };
 pub use winnable::{
-    Analysis, Limits, Mode, Verdict, Winnability, proves_mate, winnability, winnable,
+    Analysis, Limits, Mode, Verdict, Winnability, find_helpmate, proves_mate, winnability, winnable,
 };

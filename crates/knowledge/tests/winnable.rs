@@ -269,3 +269,91 @@ fn pawns_that_can_only_walk_into_the_wall() {
     let p = pos("4k3/8/8/3p4/8/4P3/8/4K3 w - - 0 1");
     assert!(!winnability(&p, &Limits::quick()).is_dead());
 }
+
+/// Random pawn chains (each file: a white pawn, a black pawn ahead) with kings and a few
+/// pieces anywhere: whenever the static proof says a side cannot win, the helpmate search
+/// on its own must not find a mate either.
+#[test]
+fn static_proofs_never_contradict_the_search() {
+    let mut rng = Rng(0x0bad_cafe_1234_5678);
+    let mut proofs = 0;
+    for _ in 0..12_000 {
+        let mut board: [Option<char>; 64] = [None; 64];
+        // A chain: the white pawns' ranks walk up or down one file by file, each black pawn
+        // stands just ahead (or, now and then, further up its file); a file may be empty.
+        let mut w = 2 + rng.below(3);
+        for file in 0..8 {
+            if file > 0 {
+                w = if rng.below(2) == 0 { w + 1 } else { w - 1 }.clamp(1, 5);
+            }
+            if rng.below(8) == 0 {
+                continue;
+            }
+            let b = if rng.below(6) == 0 { w + 2 } else { w + 1 };
+            if b > 6 {
+                continue;
+            }
+            board[w * 8 + file] = Some('P');
+            board[b * 8 + file] = Some('p');
+        }
+        let free: Vec<usize> = (0..64).filter(|&i| board[i].is_none()).collect();
+        let mut pick = |c: char, rng: &mut Rng| {
+            let i = free[rng.below(free.len())];
+            if board[i].is_none() {
+                board[i] = Some(c);
+            }
+        };
+        pick('K', &mut rng);
+        pick('k', &mut rng);
+        for _ in 0..rng.below(3) {
+            let c = ['N', 'B', 'R', 'Q', 'n', 'b', 'r', 'q'][rng.below(8)];
+            pick(c, &mut rng);
+        }
+        let mut fen = String::new();
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match board[rank * 8 + file] {
+                    Some(c) => {
+                        if empty > 0 {
+                            fen.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        fen.push(c);
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push_str(" w - - 0 1");
+        let Ok(p) = Position::from_fen(&fen) else {
+            continue;
+        };
+        if !p.has_legal_moves() {
+            continue;
+        }
+        for c in Color::ALL {
+            let a = winnable(&p, c, &Limits::quick());
+            let Verdict::Unwinnable { reason } = &a.verdict else {
+                continue;
+            };
+            if !reason.contains("pawn") {
+                continue;
+            }
+            proofs += 1;
+            assert_eq!(
+                chess_knowledge::find_helpmate(&p, c, 100_000),
+                None,
+                "{fen}: {reason}"
+            );
+        }
+    }
+    eprintln!("{proofs} static proofs cross-checked");
+    assert!(proofs > 100, "only {proofs} static proofs exercised");
+}

@@ -229,6 +229,17 @@ pub fn winnable(pos: &Position, winner: Color, limits: &Limits) -> Analysis {
     }
 }
 
+/// The helpmate search alone, without the material and static tests: a proof line, or
+/// `None` when none was found within `nodes`. Meant for cross-checking the static proofs;
+/// [`winnable`] is the procedure to use.
+pub fn find_helpmate(pos: &Position, winner: Color, nodes: u64) -> Option<Vec<Move>> {
+    let mut search = Search::new(winner, nodes);
+    match full_search(&mut search, pos, nodes) {
+        Found::Mate(line) if proves_mate(pos, winner, &line) => Some(line),
+        _ => None,
+    }
+}
+
 /// Replays `line` through the rules: every move legal, the loser checkmated at the end.
 pub fn proves_mate(pos: &Position, winner: Color, line: &[Move]) -> bool {
     let mut p = pos.clone();
