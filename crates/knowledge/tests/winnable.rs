@@ -67,6 +67,18 @@ fn dead_by_material() {
     ] {
         assert_eq!(code(fen).0, "--", "{fen}");
     }
+    // A bishop against a rook or queen: the rook's side can mate, the bishop's never.
+    for fen in [
+        "8/8/8/6r1/7K/8/3kB3/8 w - - 0 1",
+        "8/8/2B5/8/q6K/8/1k6/8 w - - 0 1",
+        "8/8/2B5/q7/7K/8/1k4r1/8 b - - 0 1",
+    ] {
+        let (c, reasons) = code(fen);
+        assert_eq!(c, "-B", "{fen}");
+        assert!(reasons[0].contains("only a bishop against rooks and queens"));
+    }
+    // With a knight to block instead, the bishop's side can mate.
+    assert_eq!(code("8/8/8/6n1/7K/8/3kB3/8 w - - 0 1").0, "WB");
 }
 
 #[test]
@@ -356,4 +368,72 @@ fn static_proofs_never_contradict_the_search() {
     }
     eprintln!("{proofs} static proofs cross-checked");
     assert!(proofs > 100, "only {proofs} static proofs exercised");
+}
+
+/// A lone bishop against rooks and queens: the helpmate search on its own never mates either.
+#[test]
+fn a_lone_bishop_never_mates_rooks_and_queens() {
+    let mut rng = Rng(0x1234_0000_beef_0001);
+    let mut checked = 0;
+    for _ in 0..400 {
+        let mut squares: Vec<usize> = Vec::new();
+        while squares.len() < 5 {
+            let s = rng.below(64);
+            if !squares.contains(&s) {
+                squares.push(s);
+            }
+        }
+        let mut board = [None; 64];
+        board[squares[0]] = Some('K');
+        board[squares[1]] = Some('B');
+        board[squares[2]] = Some('k');
+        board[squares[3]] = Some(['r', 'q'][rng.below(2)]);
+        if rng.below(2) == 0 {
+            board[squares[4]] = Some(['r', 'q'][rng.below(2)]);
+        }
+        let mut fen = String::new();
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match board[rank * 8 + file] {
+                    Some(c) => {
+                        if empty > 0 {
+                            fen.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        fen.push(c);
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push_str(if rng.below(2) == 0 {
+            " w - - 0 1"
+        } else {
+            " b - - 0 1"
+        });
+        let Ok(p) = Position::from_fen(&fen) else {
+            continue;
+        };
+        checked += 1;
+        assert!(
+            winnable(&p, Color::White, &Limits::quick())
+                .verdict
+                .is_unwinnable()
+                || !p.has_legal_moves(),
+            "{fen}"
+        );
+        assert_eq!(
+            chess_knowledge::find_helpmate(&p, Color::White, 20_000),
+            None,
+            "{fen}"
+        );
+    }
+    assert!(checked > 200, "only {checked}");
 }

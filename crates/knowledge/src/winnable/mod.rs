@@ -229,11 +229,11 @@ pub fn winnable(pos: &Position, winner: Color, limits: &Limits) -> Analysis {
     }
 }
 
-/// The helpmate search alone, without the material and static tests: a proof line, or
-/// `None` when none was found within `nodes`. Meant for cross-checking the static proofs;
-/// [`winnable`] is the procedure to use.
+/// The helpmate search alone, without the material and static tests (not even as cut-offs
+/// inside the search): a proof line, or `None` when none was found within `nodes`. Meant for
+/// cross-checking those tests; [`winnable`] is the procedure to use.
 pub fn find_helpmate(pos: &Position, winner: Color, nodes: u64) -> Option<Vec<Move>> {
-    let mut search = Search::new(winner, nodes);
+    let mut search = Search::new(winner, nodes).without_pruning();
     match full_search(&mut search, pos, nodes) {
         Found::Mate(line) if proves_mate(pos, winner, &line) => Some(line),
         _ => None,
@@ -340,6 +340,12 @@ fn material_reason(pos: &Position, winner: Color) -> Option<String> {
         return Some(format!(
             "{name} has only a {} against a bare king, which cannot be mated without a piece of its own to block an escape square",
             role.name()
+        ));
+    }
+    if search::lone_bishop_against_heavy_pieces(pos, winner) {
+        let loser = (!winner).fold("White", "Black");
+        return Some(format!(
+            "{name} has only a bishop against rooks and queens: a mate needs a {loser} rook or queen on an escape square next to the king, and from there it can always block the check or take the bishop"
         ));
     }
     let light = (pos.by_role(Role::Bishop) & Bitboard::DARK_SQUARES).is_empty();

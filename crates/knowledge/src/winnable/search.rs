@@ -45,6 +45,9 @@ pub(super) struct Search {
     table: Table,
     /// The proof, last move first while it is being unwound.
     line: Vec<Move>,
+    /// Cut off positions where material alone rules a mate out (off only to cross-check
+    /// that rule).
+    prune: bool,
 }
 
 pub(super) enum Found {
@@ -62,7 +65,14 @@ impl Search {
             aborted: false,
             table: Table::default(),
             line: Vec::new(),
+            prune: true,
         }
+    }
+
+    /// The same search without the material cut-offs.
+    pub(super) fn without_pruning(mut self) -> Search {
+        self.prune = false;
+        self
     }
 
     /// Iterative deepening up to `max_plies`, stopping at `budget` nodes in all.
@@ -136,7 +146,7 @@ impl Search {
         if self.table.get(&key).is_some_and(|&d| d >= depth) {
             return false;
         }
-        if hopeless(pos, self.winner) {
+        if self.prune && hopeless(pos, self.winner) {
             self.table.insert(key, u32::MAX);
             return false;
         }
@@ -182,7 +192,7 @@ impl Search {
         if seen.insert(key, depth).is_some() {
             return false;
         }
-        if hopeless(pos, self.winner) {
+        if self.prune && hopeless(pos, self.winner) {
             return false;
         }
         let moves = pos.legal_moves();
@@ -226,6 +236,9 @@ pub(super) fn hopeless(pos: &Position, winner: Color) -> bool {
     if ours.count() == 1 && theirs.is_empty() {
         return true;
     }
+    if lone_bishop_against_heavy_pieces(pos, winner) {
+        return true;
+    }
     let knights = pos.by_role(Role::Knight);
     if ours.intersects(knights) || theirs.intersects(heavy | knights) {
         return false;
@@ -233,6 +246,22 @@ pub(super) fn hopeless(pos: &Position, winner: Color) -> bool {
     // Kings and bishops only, every bishop on squares of one colour.
     let bishops = pos.by_role(Role::Bishop);
     (bishops & Bitboard::LIGHT_SQUARES).is_empty() || (bishops & Bitboard::DARK_SQUARES).is_empty()
+}
+
+/// A single bishop (and the king) against rooks and queens only, no pawns anywhere. The check
+/// comes along a diagonal through a square `d` next to the losing king (or from `d` itself).
+/// Of the king's two orthogonal neighbours that touch `d`, the winning king cannot cover both
+/// (the only squares next to both are the king's own and `d`) and the bishop neither, so a rook
+/// or queen of the loser stands on one: it is next to `d` in a line, so it can always block the
+/// check or take the bishop, and nothing can pin it (a bishop pins along diagonals only). No
+/// pawn means no promotion, so the material only shrinks.
+pub(super) fn lone_bishop_against_heavy_pieces(pos: &Position, winner: Color) -> bool {
+    let ours = pos.by_color(winner) & !pos.by_role(Role::King);
+    let theirs = pos.by_color(!winner) & !pos.by_role(Role::King);
+    ours.count() == 1
+        && ours.intersects(pos.by_role(Role::Bishop))
+        && theirs.has_any()
+        && (theirs & !(pos.by_role(Role::Rook) | pos.by_role(Role::Queen))).is_empty()
 }
 
 fn edge_distance(sq: Square) -> i32 {
@@ -370,7 +399,7 @@ impl Search {
                 pos.play_unchecked(m);
             }
             let depth = nodes[idx as usize].depth;
-            if depth >= max_plies || hopeless(&pos, winner) {
+            if depth >= max_plies || (self.prune && hopeless(&pos, winner)) {
                 continue;
             }
             let moves = pos.legal_moves();
