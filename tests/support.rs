@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tonic::transport::{Channel, Endpoint};
 
 pub mod postgres;
+pub mod proxy;
 
 /// A directory under the system temp dir, removed on drop.
 #[derive(Debug)]

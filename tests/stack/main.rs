@@ -15,6 +15,8 @@ mod postgres;
 mod rules_api;
 mod rules_replicas;
 mod search;
+mod store_import;
+mod unknown_outcome;
 
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;

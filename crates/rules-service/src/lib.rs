@@ -70,6 +70,16 @@ impl GameId {
     pub fn from_u128(v: u128) -> GameId {
         GameId(uuid::Uuid::from_u128(v))
     }
+
+    /// The id of the game a CreateGame with idempotency key `key` makes: the same key, the
+    /// same game (a version-8 UUID from the key's SHA-256), so the call can be sent again.
+    pub fn for_request(key: &str) -> GameId {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("chess-game/{key}").as_bytes());
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        GameId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+    }
 }
 
 impl Default for GameId {

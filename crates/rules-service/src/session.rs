@@ -3,6 +3,8 @@
 //! same state, clocks and all. [`Session::check`] decides whether an event may happen;
 //! [`Session::apply`] makes it happen and cannot fail after a successful check.
 
+use std::collections::HashSet;
+
 use chess_rules::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, Square, WinReason};
 use serde::{Deserialize, Serialize};
 
@@ -36,7 +38,9 @@ impl From<Color> for Side {
 }
 
 /// Everything that can happen to a game, with the server time (ms since the Unix epoch)
-/// at which it was accepted.
+/// at which it was accepted. An event a caller asked for keeps the call's idempotency key
+/// (`request_id`), so that the call sent again (a retry after an unknown outcome) finds its
+/// event and makes no second one; logs written before keys read as keyless.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -49,25 +53,40 @@ pub enum Event {
         /// Absent in logs written before arbiter modes: those games refuse illegal moves.
         #[serde(default, skip_serializing_if = "ArbiterMode::is_reject")]
         illegal_moves: ArbiterMode,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     Move {
         uci: String,
         offer_draw: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     DrawAnswered {
         side: Side,
         accept: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     Resigned {
         side: Side,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     DrawClaimed {
         side: Side,
         uci: Option<String>,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     FlagFell {
         side: Side,
@@ -80,6 +99,9 @@ pub enum Event {
         attempted: String,
         reason: String,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     /// The side to move touched a piece (touch-move), or adjusted it (`adjust`, j'adoube).
     Touched {
@@ -87,6 +109,9 @@ pub enum Event {
         square: String,
         adjust: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
 }
 
@@ -159,18 +184,53 @@ pub struct Session {
     pub fouls: Vec<FoulRecord>,
     /// Touches of the move in progress (cleared by the move).
     pub touches: Vec<TouchRecord>,
+    /// The idempotency keys of the calls whose events this game holds.
+    pub request_ids: HashSet<String>,
 }
 
-fn at_of(ev: &Event) -> u64 {
-    match *ev {
-        Event::Created { at_ms, .. }
-        | Event::Move { at_ms, .. }
-        | Event::DrawAnswered { at_ms, .. }
-        | Event::Resigned { at_ms, .. }
-        | Event::DrawClaimed { at_ms, .. }
-        | Event::FlagFell { at_ms, .. }
-        | Event::Foul { at_ms, .. }
-        | Event::Touched { at_ms, .. } => at_ms,
+/// Longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Whether a player name may be stored (by CreateGame or an import): at most
+/// [`MAX_NAME_CHARS`] characters, none of them a control character (a line break would break
+/// the PGN export).
+pub fn check_player_name(name: &str) -> Result<(), String> {
+    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(format!(
+            "player names are at most {MAX_NAME_CHARS} printable characters, not {}",
+            chess_proto::quote(name)
+        ));
+    }
+    Ok(())
+}
+
+impl Event {
+    /// When the event was accepted (ms since the Unix epoch).
+    pub fn at_ms(&self) -> u64 {
+        match *self {
+            Event::Created { at_ms, .. }
+            | Event::Move { at_ms, .. }
+            | Event::DrawAnswered { at_ms, .. }
+            | Event::Resigned { at_ms, .. }
+            | Event::DrawClaimed { at_ms, .. }
+            | Event::FlagFell { at_ms, .. }
+            | Event::Foul { at_ms, .. }
+            | Event::Touched { at_ms, .. } => at_ms,
+        }
+    }
+
+    /// The idempotency key of the call that made this event, if it had one.
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Event::Created { request_id, .. }
+            | Event::Move { request_id, .. }
+            | Event::DrawAnswered { request_id, .. }
+            | Event::Resigned { request_id, .. }
+            | Event::DrawClaimed { request_id, .. }
+            | Event::Foul { request_id, .. }
+            | Event::Touched { request_id, .. } => request_id.as_deref(),
+            Event::FlagFell { .. } => None,
+        }
     }
 }
 
@@ -184,6 +244,7 @@ impl Session {
             black,
             at_ms,
             illegal_moves,
+            request_id,
         } = ev
         else {
             return Err(SessionError::Corrupt(
@@ -195,6 +256,14 @@ impl Session {
         } else {
             Position::from_fen(start_fen).map_err(|e| SessionError::Corrupt(e.to_string()))?
         };
+        if time_control
+            .as_ref()
+            .is_some_and(|tc| tc.periods.is_empty())
+        {
+            return Err(SessionError::Corrupt(
+                "a time control without periods".into(),
+            ));
+        }
         let clock = time_control.as_ref().map(|tc| {
             let base = tc.periods[0].base_ms as i64;
             Clock {
@@ -224,6 +293,7 @@ impl Session {
             mode: *illegal_moves,
             fouls: Vec::new(),
             touches: Vec::new(),
+            request_ids: request_id.iter().cloned().collect(),
         };
         if s.outcome.is_some() {
             s.stop_clock();
@@ -316,8 +386,16 @@ impl Session {
             .map_err(|e| SessionError::IllegalMove(e.to_string()))
     }
 
+    /// Whether a new event `ev` may happen now: [`Session::check`] and the arbiter's rules
+    /// ([`Session::check_arbiter`]).
+    pub fn check_new(&self, ev: &Event) -> Result<(), SessionError> {
+        self.check(ev)?;
+        self.check_arbiter(ev)
+    }
+
     /// Whether `ev` may happen now (the caller has already recorded any flag that fell
-    /// before `ev`'s time).
+    /// before `ev`'s time). A stored event replayed passes this check; a new one passes
+    /// [`Session::check_new`].
     pub fn check(&self, ev: &Event) -> Result<(), SessionError> {
         match ev {
             Event::Created { .. } => Err(SessionError::Corrupt("a second `created` event".into())),
@@ -325,6 +403,7 @@ impl Session {
                 uci,
                 offer_draw,
                 at_ms,
+                ..
             } => {
                 self.ensure_running()?;
                 self.check_time(*at_ms)?;
@@ -333,9 +412,6 @@ impl Session {
                     return Err(SessionError::IllegalMove(
                         "a null move cannot be played in a game".into(),
                     ));
-                }
-                if let Some(why) = self.touch_violation(m) {
-                    return Err(SessionError::TouchMove(why));
                 }
                 if *offer_draw {
                     let turn = self.turn();
@@ -362,7 +438,9 @@ impl Session {
                 self.ensure_turn(side)
             }
             Event::Resigned { .. } => self.ensure_running(),
-            Event::DrawClaimed { side, uci, at_ms } => {
+            Event::DrawClaimed {
+                side, uci, at_ms, ..
+            } => {
                 self.ensure_running()?;
                 self.check_time(*at_ms)?;
                 self.ensure_turn(Color::from(*side))?;
@@ -431,7 +509,10 @@ impl Session {
     /// Applies an event that passed [`Session::check`].
     pub fn apply(&mut self, ev: &Event) {
         self.events += 1;
-        let at = at_of(ev);
+        if let Some(key) = ev.request_id() {
+            self.request_ids.insert(key.to_owned());
+        }
+        let at = ev.at_ms();
         match ev {
             Event::Created { .. } => {}
             Event::Move {
@@ -594,6 +675,7 @@ pub(crate) mod tests {
             black: "B".into(),
             at_ms: 1_000,
             illegal_moves: ArbiterMode::Reject,
+            request_id: None,
         }
     }
 
@@ -602,6 +684,7 @@ pub(crate) mod tests {
             uci: uci.into(),
             offer_draw: false,
             at_ms,
+            request_id: None,
         }
     }
 
@@ -610,11 +693,12 @@ pub(crate) mod tests {
             uci: uci.into(),
             offer_draw: true,
             at_ms,
+            request_id: None,
         }
     }
 
     pub(crate) fn run(s: &mut Session, ev: Event) -> Result<(), SessionError> {
-        s.check(&ev)?;
+        s.check_new(&ev)?;
         s.apply(&ev);
         Ok(())
     }
@@ -675,6 +759,7 @@ pub(crate) mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: ArbiterMode::Reject,
+            request_id: None,
         };
         let mut s = Session::create(&ev).unwrap();
         run(&mut s, mv("e8d7", 0)).unwrap();
@@ -706,7 +791,8 @@ pub(crate) mod tests {
             s.check(&Event::DrawAnswered {
                 side: Side::White,
                 accept: true,
-                at_ms: 2
+                at_ms: 2,
+                request_id: None,
             }),
             Err(SessionError::NoDrawOffer(Color::White))
         );
@@ -716,6 +802,7 @@ pub(crate) mod tests {
                 side: Side::Black,
                 accept: false,
                 at_ms: 2,
+                request_id: None,
             },
         )
         .unwrap();
@@ -744,6 +831,7 @@ pub(crate) mod tests {
                 side: Side::Black,
                 accept: true,
                 at_ms: 9,
+                request_id: None,
             },
         )
         .unwrap();
@@ -771,6 +859,7 @@ pub(crate) mod tests {
             side: Side::Black,
             uci: None,
             at_ms: t,
+            request_id: None,
         };
         assert!(matches!(s.check(&claim), Err(SessionError::NoClaim(_))));
         // By declaring f6g8 black claims the third occurrence.
@@ -778,12 +867,14 @@ pub(crate) mod tests {
             side: Side::Black,
             uci: Some("f6g8".into()),
             at_ms: t + 100,
+            request_id: None,
         };
         assert!(matches!(
             s.check(&Event::DrawClaimed {
                 side: Side::White,
                 uci: None,
-                at_ms: t
+                at_ms: t,
+                request_id: None,
             }),
             Err(SessionError::NotYourTurn { .. })
         ));
@@ -798,7 +889,8 @@ pub(crate) mod tests {
         assert!(matches!(
             s.check(&Event::Resigned {
                 side: Side::White,
-                at_ms: t
+                at_ms: t,
+                request_id: None,
             }),
             Err(SessionError::GameOver(_))
         ));
@@ -822,6 +914,7 @@ pub(crate) mod tests {
             Event::Resigned {
                 side: Side::Black,
                 at_ms: 1,
+                request_id: None,
             },
         )
         .unwrap();
