@@ -4,6 +4,7 @@
 mod arbiter;
 mod auth;
 mod batched;
+mod connections;
 mod crash;
 mod discovery;
 mod engine_move;

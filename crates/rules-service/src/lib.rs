@@ -304,13 +304,14 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         metrics_listen: config.common.metrics_listen,
         serving: &["chess.v1.RulesService", "chess.v1.GameService"],
         not_serving: &[],
+        connections: config.common.connection_limits(),
     };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
     // Startup::serve, with the health reporter kept for the store's damage.
     let started = startup.start(&metrics, &shutdown).await?;
     report_store_damage(store, started.health.clone());
     let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
+    let server = chess_service_kit::grpc_server(&startup.connections)
         .layer(GrpcMetricsLayer::new(metrics))
         .layer(DeadlineLayer)
         .add_routes(started.routes.add_service(rules).add_service(games))
