@@ -8,6 +8,7 @@ mod connections;
 mod crash;
 mod discovery;
 mod engine_move;
+mod framing;
 mod fuzz;
 mod games;
 mod hardening;

@@ -41,7 +41,8 @@ use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::gateway_service_server::GatewayServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{
-    DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup, grpc_server,
+    DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
+    grpc_server,
 };
 use tonic::codec::CompressionEncoding::Gzip;
 
@@ -137,6 +138,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics.clone()))
+        .layer(FramingErrorsLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes.clone());
     // The web app's listener: the page, and the same API for it on the same origin.
@@ -146,6 +148,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(FramingErrorsLayer)
         .layer(DeadlineLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes);

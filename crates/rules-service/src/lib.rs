@@ -30,8 +30,8 @@ use std::time::Duration;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{
-    CommonArgs, DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
-    serve_until_stopped,
+    CommonArgs, DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown,
+    Startup, serve_until_stopped,
 };
 use tonic::codec::CompressionEncoding;
 
@@ -313,6 +313,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let stop = shutdown.clone();
     let server = chess_service_kit::grpc_server(&startup.connections)
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(FramingErrorsLayer)
         .layer(DeadlineLayer)
         .add_routes(started.routes.add_service(rules).add_service(games))
         .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });

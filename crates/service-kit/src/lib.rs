@@ -5,7 +5,7 @@
 //! SIGTERM/SIGINT, the announcement line tests and `chess up` read to find the ports, the
 //! listener that bounds what idle and hostile connections can hold (first-byte and idle
 //! timeouts, keepalive PINGs, a cap per client address, an accept loop that waits when out
-//! of descriptors).
+//! of descriptors), and `INVALID_ARGUMENT` for broken gRPC framing.
 
 #![forbid(unsafe_code)]
 
@@ -14,6 +14,7 @@ mod config;
 mod connections;
 mod deadline;
 mod error;
+mod framing;
 mod metrics;
 mod server;
 mod shutdown;
@@ -27,6 +28,7 @@ pub use connections::{
 };
 pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
+pub use framing::{FramingErrors, FramingErrorsLayer};
 pub use metrics::{GrpcMetricsLayer, Metrics};
 pub use server::{Started, Startup};
 pub use shutdown::{Shutdown, serve_until_stopped};

@@ -13,8 +13,8 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::{
-    ConnectionLimits, DeadlineLayer, GrpcMetricsLayer, Incoming, Metrics, ServeError, Shutdown,
-    grpc_server, serve_until_stopped,
+    ConnectionLimits, DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Incoming, Metrics,
+    ServeError, Shutdown, grpc_server, serve_until_stopped,
 };
 
 /// What a service serves and where: the start-up every service shares.
@@ -82,8 +82,8 @@ impl Startup<'_> {
     }
 
     /// The whole life of a plain gRPC service: [`Startup::start`], then health, reflection
-    /// and the services `add` puts next to them served over HTTP/2 (with keepalive PINGs) with
-    /// gRPC metrics until `shutdown` fires; then no new calls, and the calls in flight get
+    /// and the services `add` puts next to them served over HTTP/2 (with keepalive PINGs, and
+    /// broken framing answered with INVALID_ARGUMENT) with gRPC metrics until `shutdown` fires; then no new calls, and the calls in flight get
     /// `grace` to finish (see [`serve_until_stopped`]).
     pub async fn serve(
         &self,
@@ -96,6 +96,7 @@ impl Startup<'_> {
         let stop = shutdown.clone();
         let server = grpc_server(&self.connections)
             .layer(GrpcMetricsLayer::new(metrics))
+            .layer(FramingErrorsLayer)
             .layer(DeadlineLayer)
             .add_routes(add(started.routes))
             .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
