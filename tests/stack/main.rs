@@ -4,9 +4,11 @@
 mod arbiter;
 mod auth;
 mod batched;
+mod connections;
 mod crash;
 mod discovery;
 mod engine_move;
+mod framing;
 mod fuzz;
 mod games;
 mod hardening;

@@ -122,7 +122,7 @@ impl Gateway {
         request: Request<T>,
         unary: bool,
     ) -> Result<(Call, T), Status> {
-        let peer = request.remote_addr();
+        let peer = chess_service_kit::remote_addr(&request);
         let (metadata, _, message) = request.into_parts();
         let caller = self.auth.admit(&metadata, peer).inspect_err(|status| {
             let counter = match status.code() {
