@@ -14,6 +14,7 @@ mod games;
 mod hardening;
 mod loadgen;
 mod postgres;
+mod review;
 mod rules_api;
 mod rules_replicas;
 mod search;
