@@ -20,6 +20,7 @@ mod rules_replicas;
 mod search;
 mod store_import;
 mod unknown_outcome;
+mod winnability;
 
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;

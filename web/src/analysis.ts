@@ -7,7 +7,7 @@ import { Board } from "./board.js";
 import { START_FEN, looksLikeFen, readFen } from "./chess.js";
 import type { AnalysisLine, AnalyzeResponse } from "./gen/chess/v1/search_pb.js";
 import { localSan, onLang, t } from "./i18n.js";
-import { ErrorBox, h, scoreCp, scoreText, tr } from "./ui.js";
+import { ErrorBox, h, scoreCp, scoreText, tr, winnabilityText } from "./ui.js";
 
 export class AnalysisView {
   readonly element: HTMLElement;
@@ -19,6 +19,7 @@ export class AnalysisView {
   private readonly analyseButton = h("button", { type: "button", name: "analyse" }, tr("analyse"));
   private readonly lines = h("ol", { class: "lines", "aria-live": "polite" });
   private readonly info = h("p", { class: "info" });
+  private readonly verdict = h("p", { class: "winnability", "aria-live": "polite" });
   private readonly bar = h("div", { class: "eval-bar", role: "meter", "aria-valuemin": "0", "aria-valuemax": "100" }, h("div", { class: "eval-white" }));
   private readonly movesList = h("ol", { class: "moves" });
   private startFen = START_FEN;
@@ -68,6 +69,7 @@ export class AnalysisView {
             h("button", { type: "button", onclick: () => this.board.flip() }, tr("flip")),
           ),
           this.info,
+          this.verdict,
           this.lines,
           this.movesList,
         ),
@@ -143,6 +145,7 @@ export class AnalysisView {
   private async showPosition(): Promise<void> {
     const legal = await api().rules.legalMoves({ fen: this.fen });
     const status = await api().rules.positionStatus({ fen: this.fen });
+    const winnability = await api().rules.winnability({ fen: this.fen });
     this.board.setPosition(this.fen, {
       legal: legal.moves.map((m) => ({ uci: m.uci, san: m.san })),
       lastMove: this.moves.at(-1),
@@ -151,6 +154,8 @@ export class AnalysisView {
     this.movesList.replaceChildren(...this.sans.map((san) => h("li", {}, localSan(san))));
     this.lines.replaceChildren();
     this.info.textContent = this.fen;
+    this.verdict.textContent = winnabilityText(winnability.code);
+    this.verdict.title = winnability.sides.map((s) => s.reason).filter((r) => r).join("\n");
     this.setBar(50);
   }
 

@@ -80,7 +80,21 @@ export function outcomeText(outcome: Outcome): string {
       : outcome.result === Outcome_Result.BLACK_WINS
         ? t("blackWins")
         : t("draw");
-  return `${outcome.pgnResult} · ${result} · ${ruleText(outcome.rule)}`;
+  // The rules service adds why after the rule's name: a dead position's or an opponent's
+  // inability to mate, from the winnability analysis (English).
+  const why = outcome.description.indexOf("): ");
+  const detail = why >= 0 ? ` · ${outcome.description.slice(why + 3)}` : "";
+  return `${outcome.pgnResult} · ${result} · ${ruleText(outcome.rule)}${detail}`;
+}
+
+/** "dead position" or "cannot be won by White/Black" from a quick Winnability answer's code
+ * (`--`, `W-`, `-B`, with `?` for undecided), or empty. */
+export function winnabilityText(code: string): string {
+  if (code === "--") return t("deadPosition");
+  const parts: string[] = [];
+  if (code[0] === "-") parts.push(t("cannotWinWhite"));
+  if (code[1] === "-") parts.push(t("cannotWinBlack"));
+  return parts.join(" · ");
 }
 
 /** A score as text from White's point of view (`whiteToMove` says whose view it was in). */

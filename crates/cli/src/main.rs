@@ -10,6 +10,7 @@
 //! chess pgn games.pgn [--normalize]              check (and re-emit) a PGN file
 //! chess opening e4 c5 | --pgn FILE               ECO code, name and class of a line
 //! chess report --fen FEN [--moves ..] [--json]   the position report (--lang en|zh)
+//! chess winnable FEN|MOVES|- [--for SIDE] [--full] [--json]  who can still checkmate
 //! chess up [--data-dir DIR] [--memory]           rules service + gateway on loopback
 //! chess game new|move|show|watch|resign|draw     games, through the gateway
 //! chess rules legal-moves|status                 rules queries, through the gateway
@@ -39,6 +40,7 @@ mod rules;
 mod san;
 mod store;
 mod up;
+mod winnable;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -86,6 +88,9 @@ enum Command {
     /// The position report: material, bishops, pawn structure, files, king safety,
     /// development, centre, space, phase and endgame class, in English or Chinese, or JSON.
     Report(report::ReportArgs),
+    /// Who can still checkmate by some series of legal moves (dead positions, FIDE 5.2.2;
+    /// flag falls, 6.9): a helpmate proof, the reason a side cannot win, or undetermined.
+    Winnable(winnable::WinnableArgs),
     /// Run the whole stack in this process on loopback: the rules service (games stored in
     /// the data directory) and the gateway in front of it. Ctrl-C stops it.
     Up(up::UpArgs),
@@ -111,6 +116,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Pgn(args) => pgn::run(args),
         Command::Opening(args) => opening::run(args),
         Command::Report(args) => report::run(args),
+        Command::Winnable(args) => winnable::run(args),
         Command::Up(args) => up::run(args),
         Command::Game(args) => game::run(args, &cli.client),
         Command::Rules(args) => rules::run(args, &cli.client),

@@ -23,7 +23,7 @@ use chess_proto::v1::{
     ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ResignRequest,
     RespondToDrawRequest, ReviewGameRequest, ReviewGameResponse, ServerInfoRequest,
     ServerInfoResponse, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse,
-    WatchGameRequest, WritePgnRequest, WritePgnResponse,
+    WatchGameRequest, WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
 };
 use chess_proto::{FieldViolation, ensure_request_id};
 use chess_service_kit::{Metrics, Shutdown, gzip_if_large};
@@ -399,6 +399,20 @@ impl RulesService for Gateway {
             request,
             RulesServiceClient,
             describe_position,
+            Retry::Safe,
+            |m| { self.check_moves("moves", m.moves.len()) }
+        )
+    }
+
+    async fn winnability(
+        &self,
+        request: Request<WinnabilityRequest>,
+    ) -> Result<Response<WinnabilityResponse>, Status> {
+        rules_call!(
+            self,
+            request,
+            RulesServiceClient,
+            winnability,
             Retry::Safe,
             |m| { self.check_moves("moves", m.moves.len()) }
         )

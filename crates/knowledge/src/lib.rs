@@ -20,6 +20,7 @@ mod illegal;
 mod openings;
 mod report;
 mod ser;
+mod winnable;
 
 pub use illegal::{IllegalAttempt, illegal_attempt};
 pub use openings::{
@@ -29,5 +30,8 @@ pub use openings::{
 pub use report::{
     BishopInfo, Bishops, CentreControl, Development, EndgameClass, Files, Item, KingSafety,
     Material, PIECE_VALUES, PawnChain, PawnStructure, Pawns, Phase, Report, SideBishops,
-    SideMaterial, Sides, describe,
+    SideMaterial, Sides, WinnabilityReport, describe,
+};
+pub use winnable::{
+    Analysis, Limits, Mode, Verdict, Winnability, find_helpmate, proves_mate, winnability, winnable,
 };

@@ -57,6 +57,8 @@ pub fn report_to_proto(r: &Report, opening: &Classification) -> v1::DescribePosi
             .collect(),
         json: r.to_json(),
         opening: Some(opening_to_proto(opening)),
+        winnability: r.winnability.code.clone(),
+        dead_position: r.winnability.dead,
     }
 }
 

@@ -259,15 +259,36 @@ impl Session {
             .filter(move |t| !t.adjust && t.side == us && pos.color_at(t.square) == Some(us))
     }
 
-    /// Records a foul by `side` (its mode allows fouls: checked) and applies its penalty.
-    pub(crate) fn record_foul(&mut self, side: Color, attempted: &str, reason: &str, at: u64) {
+    /// Whether one more foul by `side` ends the game (FIDE 7.5.5's second, or the third
+    /// strike).
+    pub(crate) fn foul_ends_game(&self, side: Color) -> bool {
         let count = self.fouls.iter().filter(|f| f.side == side).count() as u32 + 1;
-        let limit = match self.mode {
+        count >= self.foul_limit()
+    }
+
+    fn foul_limit(&self) -> u32 {
+        match self.mode {
             ArbiterMode::Fide => 2,
             _ => 3,
-        };
+        }
+    }
+
+    /// Records a foul by `side` (its mode allows fouls: checked) and applies its penalty.
+    /// `cannot_mate` is the stored reason the opponent cannot mate, when the analysis proved
+    /// it (see [`Session::judge`]); otherwise material decides, as before.
+    pub(crate) fn record_foul(
+        &mut self,
+        side: Color,
+        attempted: &str,
+        reason: &str,
+        cannot_mate: Option<&str>,
+        at: u64,
+    ) {
+        let count = self.fouls.iter().filter(|f| f.side == side).count() as u32 + 1;
+        let limit = self.foul_limit();
         let penalty = if count >= limit {
-            let outcome = if self.position().can_possibly_mate(!side) {
+            self.outcome_detail = cannot_mate.map(str::to_owned);
+            let outcome = if cannot_mate.is_none() && self.position().can_possibly_mate(!side) {
                 Outcome::Decisive {
                     winner: !side,
                     reason: WinReason::IllegalMoves,
@@ -363,6 +384,7 @@ mod tests {
             reason: "king moved into check".into(),
             at_ms,
             request_id: None,
+            cannot_mate: None,
         }
     }
 

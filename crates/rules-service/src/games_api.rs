@@ -271,7 +271,13 @@ fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
             .draw_offer
             .map_or(v1::Color::Unspecified, color_to_proto)
             .into(),
-        outcome: s.outcome.map(outcome_to_proto),
+        outcome: s.outcome.map(|o| {
+            let mut out = outcome_to_proto(o);
+            if let Some(detail) = &s.outcome_detail {
+                out.description = format!("{}: {detail}", out.description);
+            }
+            out
+        }),
         claimable_draw: s
             .claimable_draw()
             .map_or(v1::outcome::Rule::Unspecified, draw_rule)
@@ -528,6 +534,7 @@ impl GamesApi {
             let ev = Event::FlagFell {
                 side: Side::from(side),
                 at_ms: now,
+                cannot_mate: None,
             };
             match self.commit(id, slot, ev, Kind::GameOver).await {
                 // Lost the race to another replica: `commit` has reloaded the game; look again.
@@ -555,6 +562,16 @@ impl GamesApi {
             .as_mut()
             .ok_or_else(|| Status::internal("game not loaded"))?;
         live.session.check_new(&ev).map_err(session_status)?;
+        // The winnability analysis decides dead positions and flag falls before the event is
+        // stored; the full analysis (a flag, a losing foul) runs off the executor.
+        let ev = if live.session.judges_at_length(&ev) {
+            let session = live.session.clone();
+            tokio::task::spawn_blocking(move || session.judge(ev))
+                .await
+                .map_err(|e| Status::unavailable(e.to_string()))?
+        } else {
+            live.session.judge(ev)
+        };
         let seq = live.session.events;
         let mut next = live.session.clone();
         next.apply(&ev);
@@ -815,6 +832,7 @@ impl GameService for GamesApi {
                     reason: attempt.reason,
                     at_ms: now_ms(),
                     request_id: key,
+                    cannot_mate: None,
                 };
                 return self
                     .commit(id, &mut slot, ev, Kind::Foul)
@@ -832,6 +850,7 @@ impl GameService for GamesApi {
             offer_draw: req.offer_draw,
             at_ms: now_ms(),
             request_id: key,
+            dead: None,
         };
         self.commit(id, &mut slot, ev, kind)
             .await

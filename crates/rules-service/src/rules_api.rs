@@ -1,18 +1,20 @@
 //! `chess.v1.RulesService`: stateless rules queries.
 
+use chess_knowledge::Verdict;
 use chess_pgn::{PgnError, PgnGame};
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
     self, ConvertMovesRequest, ConvertMovesResponse, DescribePositionRequest,
     DescribePositionResponse, LegalMovesRequest, LegalMovesResponse, ParsePgnRequest,
-    ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ValidateFenRequest,
-    ValidateFenResponse, WritePgnRequest, WritePgnResponse,
+    ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, SideWinnability,
+    ValidateFenRequest, ValidateFenResponse, WinnabilityRequest, WinnabilityResponse,
+    WritePgnRequest, WritePgnResponse, side_winnability, winnability_request,
 };
 use chess_proto::{
-    FieldViolation, color_to_proto, draw_rule, move_from_text, move_to_proto, opening_to_proto,
-    outcome_to_proto, position_from_fen, report_to_proto,
+    FieldViolation, color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto,
+    opening_to_proto, outcome_to_proto, position_from_fen, report_to_proto,
 };
-use chess_rules::{EnPassantMode, FenOptions, Game, Position};
+use chess_rules::{Color, DrawReason, EnPassantMode, FenOptions, Game, Outcome, Position};
 use tonic::{Request, Response, Status};
 
 use crate::Limits;
@@ -226,6 +228,94 @@ impl RulesService for RulesApi {
         let opening = chess_knowledge::classify(game.start(), game.moves());
         Ok(Response::new(report_to_proto(&report, &opening)))
     }
+
+    #[tracing::instrument(skip_all, fields(fen = %request.get_ref().fen, moves = request.get_ref().moves.len()))]
+    async fn winnability(
+        &self,
+        request: Request<WinnabilityRequest>,
+    ) -> Result<Response<WinnabilityResponse>, Status> {
+        let req = request.into_inner();
+        let sides = match color_from_proto("intended_winner", req.intended_winner)? {
+            Some(c) => vec![c],
+            None => vec![Color::White, Color::Black],
+        };
+        let mut limits = match winnability_request::Mode::try_from(req.mode) {
+            Ok(winnability_request::Mode::Full) => chess_knowledge::Limits::full(),
+            Ok(_) => chess_knowledge::Limits::quick(),
+            Err(_) => {
+                return Err(FieldViolation::new(
+                    "mode",
+                    format!("unknown mode value {}", req.mode),
+                )
+                .into());
+            }
+        };
+        if req.node_budget > MAX_NODE_BUDGET {
+            return Err(FieldViolation::new(
+                "node_budget",
+                format!(
+                    "{} nodes exceed the limit of {MAX_NODE_BUDGET}",
+                    req.node_budget
+                ),
+            )
+            .into());
+        }
+        if req.node_budget > 0 {
+            limits = limits.with_nodes(req.node_budget);
+        }
+        let game = self.game_from(&req.fen, &req.moves, false)?;
+        let pos = game.position().clone();
+        // Up to about a second of work per side in full mode: keep it off the async workers.
+        let out = tokio::task::spawn_blocking(move || winnability_of(&pos, &sides, &limits))
+            .await
+            .map_err(|e| Status::internal(format!("winnability analysis failed: {e}")))?;
+        Ok(Response::new(out))
+    }
+}
+
+/// The largest node budget a caller may ask for (some tens of seconds of work).
+const MAX_NODE_BUDGET: u64 = 50_000_000;
+
+fn winnability_of(
+    pos: &Position,
+    sides: &[Color],
+    limits: &chess_knowledge::Limits,
+) -> WinnabilityResponse {
+    let analyses: Vec<chess_knowledge::Analysis> = sides
+        .iter()
+        .map(|&c| chess_knowledge::winnable(pos, c, limits))
+        .collect();
+    let code: String = analyses
+        .iter()
+        .map(|a| match a.verdict {
+            Verdict::Winnable { .. } => a.winner.fold('W', 'B'),
+            Verdict::Unwinnable { .. } => '-',
+            Verdict::Undetermined => '?',
+        })
+        .collect();
+    let dead = analyses.len() == 2 && analyses.iter().all(|a| a.verdict.is_unwinnable());
+    WinnabilityResponse {
+        fen: pos.fen(),
+        sides: analyses
+            .iter()
+            .map(|a| SideWinnability {
+                side: color_to_proto(a.winner).into(),
+                verdict: match a.verdict {
+                    Verdict::Winnable { .. } => side_winnability::Verdict::Winnable,
+                    Verdict::Unwinnable { .. } => side_winnability::Verdict::Unwinnable,
+                    Verdict::Undetermined => side_winnability::Verdict::Undetermined,
+                }
+                .into(),
+                line_san: a.line_san(pos),
+                line_uci: a.line_uci(),
+                reason: a.reason().to_owned(),
+                nodes: a.nodes,
+                micros: a.elapsed.as_micros() as u64,
+            })
+            .collect(),
+        code,
+        dead_position: dead,
+    }
 }
 
 /// Puts a game's moves into a PGN game's mainline.
@@ -238,14 +328,27 @@ pub(crate) fn fill_moves(pgn: &mut PgnGame, game: &Game) {
 
 pub(crate) fn status_of(game: &Game) -> PositionStatusResponse {
     let pos = game.position();
-    let outcome = game.outcome();
+    // Dead positions by the quick winnability analysis (FIDE 5.2.2), not by material alone.
+    let dead_reason = match game.outcome() {
+        Some(Outcome::Draw {
+            reason: DrawReason::Stalemate,
+        })
+        | Some(Outcome::Decisive { .. }) => None,
+        _ => crate::session::dead_reason(pos),
+    };
+    let outcome = game.outcome().or_else(|| {
+        dead_reason.as_ref().map(|_| Outcome::Draw {
+            reason: DrawReason::DeadPosition,
+        })
+    });
     PositionStatusResponse {
         fen: pos.fen(),
         turn: color_to_proto(pos.turn()).into(),
         check: pos.is_check(),
         checkmate: pos.is_checkmate(),
         stalemate: pos.is_stalemate(),
-        dead_position: pos.is_insufficient_material(),
+        dead_position: dead_reason.is_some(),
+        dead_reason: dead_reason.unwrap_or_default(),
         repetition_count: game.repetition_count() as u32,
         claimable_draw: game
             .claimable_draw()

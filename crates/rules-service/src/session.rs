@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use chess_knowledge::{Limits, Verdict, winnability};
 use chess_rules::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, Square, WinReason};
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +65,12 @@ pub enum Event {
         /// The caller's idempotency key.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
+        /// The move leaves a dead position (FIDE 5.2.2): neither side can mate by any series
+        /// of legal moves, as the winnability analysis proved when the move was made; the
+        /// reason. The decision is stored, not recomputed, so that a game replays as it was
+        /// decided whatever the analysis later learns; absent in logs written before it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dead: Option<String>,
     },
     DrawAnswered {
         side: Side,
@@ -91,6 +98,12 @@ pub enum Event {
     FlagFell {
         side: Side,
         at_ms: u64,
+        /// The opponent could not mate by any series of legal moves (FIDE 6.9), as the full
+        /// winnability analysis proved when the flag fell: the reason, and the game is drawn.
+        /// Absent when it could mate, when the analysis was undetermined (then material
+        /// decides, as before), and in logs written before the analysis.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cannot_mate: Option<String>,
     },
     /// An illegal move under an arbiter mode: recorded, the position unchanged; the penalty
     /// follows from the mode and the side's earlier fouls.
@@ -102,6 +115,10 @@ pub enum Event {
         /// The caller's idempotency key.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
+        /// When this foul's penalty would lose the game: the reason the opponent cannot mate
+        /// by any series of legal moves (a draw instead), as for [`Event::FlagFell`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cannot_mate: Option<String>,
     },
     /// The side to move touched a piece (touch-move), or adjusted it (`adjust`, j'adoube).
     Touched {
@@ -178,6 +195,9 @@ pub struct Session {
     /// A side whose offer was refused may not offer again until the opponent has offered.
     pub offer_blocked: ByColor<bool>,
     pub outcome: Option<Outcome>,
+    /// Why the game ended, beyond the rule's name: the winnability analysis's reason for a
+    /// dead position or for an opponent who could not mate.
+    pub outcome_detail: Option<String>,
     /// Events applied so far (the next event's sequence number).
     pub events: u32,
     pub mode: ArbiterMode,
@@ -186,6 +206,11 @@ pub struct Session {
     pub touches: Vec<TouchRecord>,
     /// The idempotency keys of the calls whose events this game holds.
     pub request_ids: HashSet<String>,
+}
+
+/// The reason the position is dead (neither side can mate), by the quick analysis.
+pub fn dead_reason(pos: &Position) -> Option<String> {
+    winnability(pos, &Limits::quick()).dead_reason()
 }
 
 /// Longest player name, in characters.
@@ -279,6 +304,7 @@ impl Session {
         let game = Game::new(start.clone());
         let mut s = Session {
             outcome: game.outcome(),
+            outcome_detail: None,
             game,
             start_fen: start.fen(),
             white: white.clone(),
@@ -463,7 +489,7 @@ impl Session {
                     }),
                 }
             }
-            Event::FlagFell { side, at_ms } => {
+            Event::FlagFell { side, at_ms, .. } => {
                 self.ensure_running()?;
                 match self.flag_fallen(*at_ms) {
                     Some(c) if c == Color::from(*side) => Ok(()),
@@ -506,6 +532,68 @@ impl Session {
         Ok(())
     }
 
+    /// True when judging `ev` takes the full winnability analysis (up to about a second of
+    /// work): run [`Session::judge`] off the async executor then.
+    pub fn judges_at_length(&self, ev: &Event) -> bool {
+        match ev {
+            Event::FlagFell { .. } => true,
+            Event::Foul { side, .. } => self.foul_ends_game(Color::from(*side)),
+            _ => false,
+        }
+    }
+
+    /// Fills in what the winnability analysis decides about a new event before it is stored
+    /// (FIDE 5.2.2 and 6.9): whether a move leaves a dead position (quick mode, after every
+    /// move), and whether the opponent of a side whose flag fell, or whose foul would lose,
+    /// can still mate (full mode; an undetermined answer leaves it to material, as before,
+    /// and is logged). The decision travels in the event, so replaying never recomputes it.
+    pub fn judge(&self, mut ev: Event) -> Event {
+        match &mut ev {
+            Event::Move { uci, dead, .. } => {
+                let after = self
+                    .position()
+                    .parse_uci(uci)
+                    .ok()
+                    .and_then(|m| self.position().play(m).ok());
+                *dead = after.and_then(|p| dead_reason(&p));
+            }
+            Event::FlagFell {
+                side, cannot_mate, ..
+            } => *cannot_mate = self.cannot_mate(!Color::from(*side), "flag fall"),
+            Event::Foul {
+                side, cannot_mate, ..
+            } => {
+                *cannot_mate = if self.foul_ends_game(Color::from(*side)) {
+                    self.cannot_mate(!Color::from(*side), "illegal moves")
+                } else {
+                    None
+                };
+            }
+            _ => {}
+        }
+        ev
+    }
+
+    /// The reason `winner` cannot mate here, by the full analysis; `None` when it can or
+    /// when the analysis is undetermined (logged: material then decides).
+    fn cannot_mate(&self, winner: Color, what: &str) -> Option<String> {
+        let a = chess_knowledge::winnable(self.position(), winner, &Limits::full());
+        match a.verdict {
+            Verdict::Unwinnable { reason } => Some(reason),
+            Verdict::Winnable { .. } => None,
+            Verdict::Undetermined => {
+                tracing::warn!(
+                    fen = %self.position().fen(),
+                    %winner,
+                    nodes = a.nodes,
+                    what,
+                    "winnability undetermined: scored by material"
+                );
+                None
+            }
+        }
+    }
+
     /// Applies an event that passed [`Session::check`].
     pub fn apply(&mut self, ev: &Event) {
         self.events += 1;
@@ -516,12 +604,24 @@ impl Session {
         match ev {
             Event::Created { .. } => {}
             Event::Move {
-                uci, offer_draw, ..
+                uci,
+                offer_draw,
+                dead,
+                ..
             } => {
                 let Ok(m) = self.position().parse_uci(uci) else {
                     return;
                 };
                 self.play(m, *offer_draw, at);
+                if let (Some(reason), None) = (dead, self.outcome) {
+                    self.outcome_detail = Some(reason.clone());
+                    self.finish(
+                        Outcome::Draw {
+                            reason: DrawReason::DeadPosition,
+                        },
+                        at,
+                    );
+                }
             }
             Event::DrawAnswered { side, accept, .. } => {
                 let side = Color::from(*side);
@@ -564,13 +664,16 @@ impl Session {
                     self.finish(Outcome::Draw { reason }, at);
                 }
             }
-            Event::FlagFell { side, .. } => {
+            Event::FlagFell {
+                side, cannot_mate, ..
+            } => {
                 let side = Color::from(*side);
                 if let Some(clock) = self.clock.as_mut() {
                     clock.remaining_ms[side] = 0;
                     clock.running_since_ms = None;
                 }
-                let outcome = if self.position().can_possibly_mate(!side) {
+                self.outcome_detail = cannot_mate.clone();
+                let outcome = if cannot_mate.is_none() && self.position().can_possibly_mate(!side) {
                     Outcome::Decisive {
                         winner: !side,
                         reason: WinReason::Timeout,
@@ -586,8 +689,15 @@ impl Session {
                 side,
                 attempted,
                 reason,
+                cannot_mate,
                 ..
-            } => self.record_foul(Color::from(*side), attempted, reason, at),
+            } => self.record_foul(
+                Color::from(*side),
+                attempted,
+                reason,
+                cannot_mate.as_deref(),
+                at,
+            ),
             Event::Touched {
                 side,
                 square,
@@ -685,6 +795,7 @@ pub(crate) mod tests {
             offer_draw: false,
             at_ms,
             request_id: None,
+            dead: None,
         }
     }
 
@@ -694,6 +805,7 @@ pub(crate) mod tests {
             offer_draw: true,
             at_ms,
             request_id: None,
+            dead: None,
         }
     }
 
@@ -740,6 +852,7 @@ pub(crate) mod tests {
             Event::FlagFell {
                 side: Side::Black,
                 at_ms: 7_000,
+                cannot_mate: None,
             },
         )
         .unwrap();
@@ -769,6 +882,7 @@ pub(crate) mod tests {
             Event::FlagFell {
                 side: Side::Black,
                 at_ms: 60_000,
+                cannot_mate: None,
             },
         )
         .unwrap();
@@ -923,6 +1037,140 @@ pub(crate) mod tests {
             Some(Outcome::Decisive {
                 winner: Color::White,
                 reason: WinReason::Resignation
+            })
+        );
+    }
+
+    fn from_fen(fen: &str, tc: Option<&str>, mode: ArbiterMode) -> Event {
+        Event::Created {
+            start_fen: fen.into(),
+            time_control: tc.map(|t| TimeControl::parse(t).unwrap()),
+            white: String::new(),
+            black: String::new(),
+            at_ms: 0,
+            illegal_moves: mode,
+            request_id: None,
+        }
+    }
+
+    /// A locked pawn wall; White's light-squared bishop is on the black king's side and can
+    /// check but never mate. One white pawn move (h2-h3) is left before the wall closes.
+    const ALMOST_LOCKED: &str = "k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P2/7P/4K3 w - - 0 1";
+    const LOCKED_BLACK_TO_MOVE: &str = "k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 b - - 0 1";
+
+    #[test]
+    fn a_move_into_a_dead_position_ends_the_game_and_replays_as_decided() {
+        let created = from_fen(ALMOST_LOCKED, None, ArbiterMode::Reject);
+        let mut s = Session::create(&created).unwrap();
+        // The old rule (material) sees nothing: two bishops' worth of pawns are on the board.
+        assert!(s.position().can_possibly_mate(Color::White));
+        let ev = s.judge(mv("h2h3", 10));
+        let Event::Move {
+            dead: Some(reason), ..
+        } = &ev
+        else {
+            panic!("not judged dead: {ev:?}");
+        };
+        assert!(reason.contains("locked"), "{reason}");
+        run(&mut s, ev.clone()).unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::DeadPosition
+            })
+        );
+        assert!(s.outcome_detail.as_deref().unwrap().contains("locked"));
+        // Replaying the stored events gives the same result without judging again.
+        let again = Session::replay(&[created.clone(), ev]).unwrap();
+        assert_eq!(again.outcome, s.outcome);
+        assert_eq!(again.outcome_detail, s.outcome_detail);
+        // A log written before the analysis (no decision in the event) replays as it was
+        // decided then: the game goes on.
+        let mut old = Session::replay(&[created, mv("h2h3", 10)]).unwrap();
+        assert_eq!(old.outcome, None);
+        run(&mut old, mv("a8b8", 20)).unwrap();
+    }
+
+    #[test]
+    fn a_flag_falls_against_a_side_that_cannot_mate_by_any_series_of_moves() {
+        let mut s = Session::create(&from_fen(
+            LOCKED_BLACK_TO_MOVE,
+            Some("0.1+0"),
+            ArbiterMode::Reject,
+        ))
+        .unwrap();
+        run(&mut s, mv("a8b8", 0)).unwrap();
+        run(&mut s, mv("e1d2", 1_000)).unwrap();
+        // Material says White could mate; the analysis proves it cannot.
+        assert!(s.position().can_possibly_mate(Color::White));
+        let flag = Event::FlagFell {
+            side: Side::Black,
+            at_ms: 60_000,
+            cannot_mate: None,
+        };
+        assert!(s.judges_at_length(&flag));
+        let judged = s.judge(flag);
+        run(&mut s, judged).unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::TimeoutInsufficientMaterial
+            })
+        );
+        assert!(s.outcome_detail.as_deref().unwrap().contains("never mate"));
+
+        // Where the opponent can mate (with help), the flag still loses.
+        let mut s = Session::create(&from_fen(
+            "7k/8/5K2/8/8/8/P7/6N1 b - - 0 1",
+            Some("0.1+0"),
+            ArbiterMode::Reject,
+        ))
+        .unwrap();
+        run(&mut s, mv("h8h7", 0)).unwrap();
+        run(&mut s, mv("g1f3", 1_000)).unwrap();
+        let judged = s.judge(Event::FlagFell {
+            side: Side::Black,
+            at_ms: 60_000,
+            cannot_mate: None,
+        });
+        run(&mut s, judged).unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Decisive {
+                winner: Color::White,
+                reason: WinReason::Timeout
+            })
+        );
+    }
+
+    #[test]
+    fn a_losing_foul_draws_when_the_opponent_cannot_mate() {
+        let mut s =
+            Session::create(&from_fen(LOCKED_BLACK_TO_MOVE, None, ArbiterMode::Fide)).unwrap();
+        let foul = |at_ms| Event::Foul {
+            side: Side::Black,
+            attempted: "a8a6".into(),
+            reason: "no black piece can move there".into(),
+            at_ms,
+            cannot_mate: None,
+            request_id: None,
+        };
+        let first = s.judge(foul(1));
+        assert!(matches!(
+            first,
+            Event::Foul {
+                cannot_mate: None,
+                ..
+            }
+        ));
+        run(&mut s, first).unwrap();
+        assert_eq!(s.outcome, None);
+        let second = s.judge(foul(2));
+        run(&mut s, second).unwrap();
+        assert_eq!(
+            s.outcome,
+            Some(Outcome::Draw {
+                reason: DrawReason::IllegalMovesInsufficientMaterial
             })
         );
     }

@@ -11,8 +11,8 @@ use chess_proto::v1::{
     DescribePositionRequest, DescribePositionResponse, GameState, GetGameRequest,
     LegalMovesRequest, LegalMovesResponse, MakeMoveRequest, ParsePgnRequest, ParsePgnResponse,
     PositionStatusRequest, PositionStatusResponse, ResignRequest, RespondToDrawRequest,
-    TouchPieceRequest, ValidateFenRequest, ValidateFenResponse, WatchGameRequest, WritePgnRequest,
-    WritePgnResponse,
+    TouchPieceRequest, ValidateFenRequest, ValidateFenResponse, WatchGameRequest,
+    WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
 };
 use chess_service_kit::gzip_if_large;
 use tonic::{Request, Response, Status};
@@ -56,6 +56,7 @@ small_answers! {
         parse_pgn(ParsePgnRequest) -> ParsePgnResponse;
         write_pgn(WritePgnRequest) -> WritePgnResponse;
         describe_position(DescribePositionRequest) -> DescribePositionResponse;
+        winnability(WinnabilityRequest) -> WinnabilityResponse;
     }
 }
 

@@ -506,6 +506,19 @@ impl RulesService for FakeRules {
             },
         ))
     }
+
+    async fn winnability(
+        &self,
+        request: Request<WinnabilityRequest>,
+    ) -> Result<Response<WinnabilityResponse>, Status> {
+        Ok(respond(
+            request.metadata(),
+            WinnabilityResponse {
+                fen: request.get_ref().fen.clone(),
+                ..Default::default()
+            },
+        ))
+    }
 }
 
 type EventStream = std::pin::Pin<Box<dyn Stream<Item = Result<GameEvent, Status>> + Send>>;

@@ -152,8 +152,23 @@ pub struct Report {
     pub phase: Phase,
     /// The known endgame class, when the material makes one.
     pub endgame: Option<EndgameClass>,
+    /// Who can still checkmate, by the quick winnability analysis (FIDE 5.2.2).
+    pub winnability: WinnabilityReport,
     /// Every finding in words, English and Chinese.
     pub items: Vec<Item>,
+}
+
+/// The quick winnability verdicts of both sides, as the report shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WinnabilityReport {
+    /// `WB`, `W-`, `-B`, `--` (dead), with `?` for a side not decided quickly.
+    pub code: String,
+    /// Neither side can mate.
+    pub dead: bool,
+    /// `winnable`, `unwinnable` or `undetermined`, for White and for Black.
+    pub verdicts: Sides<&'static str>,
+    /// Why a side cannot win (empty unless it cannot).
+    pub reasons: Sides<String>,
 }
 
 impl Report {
@@ -212,6 +227,19 @@ pub fn describe(pos: &Position) -> Report {
     let space = sides(&|c| king::space(pos, c));
     let phase = phase::phase(pos);
     let endgame = phase::endgame_class(pos);
+    let both = crate::winnability(pos, &crate::Limits::quick());
+    let winnability = WinnabilityReport {
+        code: both.code(),
+        dead: both.is_dead(),
+        verdicts: Sides {
+            white: both.white.verdict.name(),
+            black: both.black.verdict.name(),
+        },
+        reasons: Sides {
+            white: both.white.reason().to_owned(),
+            black: both.black.reason().to_owned(),
+        },
+    };
     let mut report = Report {
         fen: pos.fen(),
         turn: pos.turn(),
@@ -225,6 +253,7 @@ pub fn describe(pos: &Position) -> Report {
         space,
         phase,
         endgame,
+        winnability,
         items: Vec::new(),
     };
     report.items = text::items(&report);

@@ -9,7 +9,7 @@ use super::{Report, Sides};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Item {
     /// `material`, `bishops`, `pawns`, `files`, `king_safety`, `development`, `centre`,
-    /// `space`, `phase` or `endgame`.
+    /// `space`, `phase`, `endgame` or `winnability`.
     pub topic: &'static str,
     pub en: String,
     pub zh: String,
@@ -368,6 +368,30 @@ pub(super) fn items(r: &Report) -> Vec<Item> {
             format!("Endgame: {}", e.name()),
             format!("残局类型：{}", e.chinese()),
         ));
+    }
+    let w = &r.winnability;
+    if w.dead {
+        out.push(item(
+            "winnability",
+            format!(
+                "Dead position: neither side can checkmate by any series of legal moves ({})",
+                w.reasons.white
+            ),
+            format!("死局：双方都无法以任何合法着法将杀（{}）", w.reasons.white),
+        ));
+    } else {
+        for (side, en, zh) in [
+            (&w.reasons.white, "White", "白方"),
+            (&w.reasons.black, "Black", "黑方"),
+        ] {
+            if !side.is_empty() {
+                out.push(item(
+                    "winnability",
+                    format!("Cannot be won by {en}: {side}"),
+                    format!("{zh}无法获胜：{side}"),
+                ));
+            }
+        }
     }
     out
 }

@@ -25,6 +25,7 @@ fn mv(uci: &str, at_ms: u64) -> Event {
         offer_draw: false,
         at_ms,
         request_id: None,
+        dead: None,
     }
 }
 
@@ -144,6 +145,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             offer_draw: true,
             at_ms: 10,
             request_id: None,
+            dead: None,
         },
         Event::DrawAnswered {
             side: Side::Black,
@@ -166,6 +168,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
         Event::FlagFell {
             side: Side::White,
             at_ms: u64::MAX >> 11,
+            cannot_mate: None,
         },
         Event::Resigned {
             side: Side::Black,
@@ -177,6 +180,28 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             attempted: "e1e2".into(),
             reason: "king moved into check".into(),
             at_ms: 16,
+            request_id: None,
+            cannot_mate: None,
+        },
+        // The winnability analysis's decisions travel in the events.
+        Event::Move {
+            uci: "h2h3".into(),
+            offer_draw: false,
+            at_ms: 17,
+            dead: Some("no pawn can ever move again (locked: h3/h4)".into()),
+            request_id: None,
+        },
+        Event::FlagFell {
+            side: Side::Black,
+            at_ms: 18,
+            cannot_mate: Some("White has only its king".into()),
+        },
+        Event::Foul {
+            side: Side::Black,
+            attempted: "e8e7".into(),
+            reason: "king moved into check".into(),
+            at_ms: 19,
+            cannot_mate: Some("White has only its king".into()),
             request_id: None,
         },
         Event::Touched {
@@ -275,6 +300,7 @@ pub fn flag_deadlines(store: &dyn GameStore) {
             &Event::FlagFell {
                 side: Side::Black,
                 at_ms: 61_000,
+                cannot_mate: None,
             },
             None,
         )

@@ -293,6 +293,7 @@ mod tests {
                 offer_draw: false,
                 at_ms: 2,
                 request_id: None,
+                dead: None,
             };
             store.append(id, seq, &ev, None).unwrap();
             seq += 1;

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chess/v1/rules.proto.
  */
 export const file_chess_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIukCChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mb0IKCghfb3V0Y29tZSI1ChdEZXNjcmliZVBvc2l0aW9uUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkioAEKClBhd25SZXBvcnQSDwoHZG91YmxlZBgBIAMoCRIQCghpc29sYXRlZBgCIAMoCRIQCghiYWNrd2FyZBgDIAMoCRIOCgZwYXNzZWQYBCADKAkSGAoQcHJvdGVjdGVkX3Bhc3NlZBgFIAMoCRIRCgljb25uZWN0ZWQYBiADKAkSDwoHcGhhbGFueBgHIAMoCRIPCgdpc2xhbmRzGAggAygJIjMKClJlcG9ydEl0ZW0SDQoFdG9waWMYASABKAkSCgoCZW4YAiABKAkSCgoCemgYAyABKAki3AIKGERlc2NyaWJlUG9zaXRpb25SZXNwb25zZRILCgNmZW4YASABKAkSFgoOd2hpdGVfbWF0ZXJpYWwYAiABKA0SFgoOYmxhY2tfbWF0ZXJpYWwYAyABKA0SGAoQbWF0ZXJpYWxfYmFsYW5jZRgEIAEoBRIYChBleGNoYW5nZV9iYWxhbmNlGAUgASgFEikKC3doaXRlX3Bhd25zGAYgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBIpCgtibGFja19wYXducxgHIAEoCzIULmNoZXNzLnYxLlBhd25SZXBvcnQSDQoFcGhhc2UYCCABKAkSDwoHZW5kZ2FtZRgJIAEoCRIjCgVpdGVtcxgKIAMoCzIULmNoZXNzLnYxLlJlcG9ydEl0ZW0SDAoEanNvbhgLIAEoCRImCgdvcGVuaW5nGAwgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8iHgoPUGFyc2VQZ25SZXF1ZXN0EgsKA3BnbhgBIAEoCSIlCgZQZ25UYWcSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSLGAQoHUGduR2FtZRINCgVpbmRleBgBIAEoDRIeCgR0YWdzGAIgAygLMhAuY2hlc3MudjEuUGduVGFnEhEKCXN0YXJ0X2ZlbhgDIAEoCRIdCgVtb3ZlcxgEIAMoCzIOLmNoZXNzLnYxLk1vdmUSEQoJZmluYWxfZmVuGAUgASgJEg4KBnJlc3VsdBgGIAEoCRINCgVlcnJvchgHIAEoCRISCgplcnJvcl9saW5lGAggASgNEhQKDGVycm9yX2NvbHVtbhgJIAEoDSJgChBQYXJzZVBnblJlc3BvbnNlEiAKBWdhbWVzGAEgAygLMhEuY2hlc3MudjEuUGduR2FtZRITCgt2YWxpZF9nYW1lcxgCIAEoDRIVCg1pbnZhbGlkX2dhbWVzGAMgASgNImMKD1dyaXRlUGduUmVxdWVzdBIeCgR0YWdzGAEgAygLMhAuY2hlc3MudjEuUGduVGFnEhEKCXN0YXJ0X2ZlbhgCIAEoCRINCgVtb3ZlcxgDIAMoCRIOCgZyZXN1bHQYBCABKAkiHwoQV3JpdGVQZ25SZXNwb25zZRILCgNwZ24YASABKAkidwoRVG91Y2hQaWVjZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGc3F1YXJlGAMgASgJEg4KBmFkanVzdBgEIAEoCBISCgpyZXF1ZXN0X2lkGAUgASgJInUKBEZvdWwSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhEKCWF0dGVtcHRlZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHcGVuYWx0eRgEIAEoCRILCgNwbHkYBSABKA0SDQoFY291bnQYBiABKA0iVQoFVG91Y2gSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBnNxdWFyZRgCIAEoCRINCgVwaWVjZRgDIAEoCRIOCgZhZGp1c3QYBCABKAgi5QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCXN0YXJ0X2ZlbhgBIAEoCRIwCgx0aW1lX2NvbnRyb2wYAiABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEhkKEXRpbWVfY29udHJvbF90ZXh0GAMgASgJEg0KBXdoaXRlGAQgASgJEg0KBWJsYWNrGAUgASgJEi0KDWlsbGVnYWxfbW92ZXMYBiABKA4yFi5jaGVzcy52MS5JbGxlZ2FsTW92ZXMSEgoKcmVxdWVzdF9pZBgHIAEoCUIPCg1fdGltZV9jb250cm9sIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiowEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBG1vdmUYAiABKAkSHQoEc2lkZRgDIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhkKDGV4cGVjdGVkX3BseRgEIAEoDUgAiAEBEhIKCm9mZmVyX2RyYXcYBSABKAgSEgoKcmVxdWVzdF9pZBgGIAEoCUIPCg1fZXhwZWN0ZWRfcGx5IlMKDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISEgoKcmVxdWVzdF9pZBgDIAEoCSJqChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZhY2NlcHQYAyABKAgSEgoKcmVxdWVzdF9pZBgEIAEoCSJkChBDbGFpbURyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEgwKBG1vdmUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSIjChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiaQoKUGxheWVkTW92ZRIcCgRtb3ZlGAEgASgLMg4uY2hlc3MudjEuTW92ZRIUCgx0aW1lX3VzZWRfbXMYAiABKAQSFAoMZHJhd19vZmZlcmVkGAMgASgIEhEKCWZlbl9hZnRlchgEIAEoCSLgBAoJR2FtZVN0YXRlEg8KB2dhbWVfaWQYASABKAkSEQoJc3RhcnRfZmVuGAIgASgJEgsKA2ZlbhgDIAEoCRIdCgR0dXJuGAQgASgOMg8uY2hlc3MudjEuQ29sb3ISIwoFbW92ZXMYBSADKAsyFC5jaGVzcy52MS5QbGF5ZWRNb3ZlEgsKA3BseRgGIAEoDRIwCgx0aW1lX2NvbnRyb2wYByABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEiMKBWNsb2NrGAggASgLMg8uY2hlc3MudjEuQ2xvY2tIAYgBARIoCg9kcmF3X29mZmVyX2Zyb20YCSABKA4yDy5jaGVzcy52MS5Db2xvchInCgdvdXRjb21lGAogASgLMhEuY2hlc3MudjEuT3V0Y29tZUgCiAEBEi4KDmNsYWltYWJsZV9kcmF3GAsgASgOMhYuY2hlc3MudjEuT3V0Y29tZS5SdWxlEg0KBWNoZWNrGAwgASgIEg0KBXdoaXRlGA0gASgJEg0KBWJsYWNrGA4gASgJEgsKA3BnbhgPIAEoCRImCgdvcGVuaW5nGBAgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SLQoNaWxsZWdhbF9tb3ZlcxgRIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxIdCgVmb3VscxgSIAMoCzIOLmNoZXNzLnYxLkZvdWwSIAoHdG91Y2hlcxgTIAMoCzIPLmNoZXNzLnYxLlRvdWNoQg8KDV90aW1lX2NvbnRyb2xCCAoGX2Nsb2NrQgoKCF9vdXRjb21lIvoBCglHYW1lRXZlbnQSJgoEa2luZBgBIAEoDjIYLmNoZXNzLnYxLkdhbWVFdmVudC5LaW5kEiIKBXN0YXRlGAIgASgLMhMuY2hlc3MudjEuR2FtZVN0YXRlIqABCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIRCg1LSU5EX1NOQVBTSE9UEAESDQoJS0lORF9NT1ZFEAISFQoRS0lORF9EUkFXX09GRkVSRUQQAxIWChJLSU5EX0RSQVdfREVDTElORUQQBBISCg5LSU5EX0dBTUVfT1ZFUhAFEg0KCUtJTkRfRk9VTBAGEg4KCktJTkRfVE9VQ0gQByphCgxJbGxlZ2FsTW92ZXMSGAoUSUxMRUdBTF9NT1ZFU19SRUpFQ1QQABIWChJJTExFR0FMX01PVkVTX0ZJREUQARIfChtJTExFR0FMX01PVkVTX1RIUkVFX1NUUklLRVMQAjKoBAoMUnVsZXNTZXJ2aWNlEkcKCkxlZ2FsTW92ZXMSGy5jaGVzcy52MS5MZWdhbE1vdmVzUmVxdWVzdBocLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXNwb25zZRJNCgxDb252ZXJ0TW92ZXMSHS5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXF1ZXN0Gh4uY2hlc3MudjEuQ29udmVydE1vdmVzUmVzcG9uc2USSgoLVmFsaWRhdGVGZW4SHC5jaGVzcy52MS5WYWxpZGF0ZUZlblJlcXVlc3QaHS5jaGVzcy52MS5WYWxpZGF0ZUZlblJlc3BvbnNlElMKDlBvc2l0aW9uU3RhdHVzEh8uY2hlc3MudjEuUG9zaXRpb25TdGF0dXNSZXF1ZXN0GiAuY2hlc3MudjEuUG9zaXRpb25TdGF0dXNSZXNwb25zZRJBCghQYXJzZVBnbhIZLmNoZXNzLnYxLlBhcnNlUGduUmVxdWVzdBoaLmNoZXNzLnYxLlBhcnNlUGduUmVzcG9uc2USQQoIV3JpdGVQZ24SGS5jaGVzcy52MS5Xcml0ZVBnblJlcXVlc3QaGi5jaGVzcy52MS5Xcml0ZVBnblJlc3BvbnNlElkKEERlc2NyaWJlUG9zaXRpb24SIS5jaGVzcy52MS5EZXNjcmliZVBvc2l0aW9uUmVxdWVzdBoiLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXNwb25zZTL/AwoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CgpUb3VjaFBpZWNlEhsuY2hlc3MudjEuVG91Y2hQaWVjZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGViBnByb3RvMw", [file_chess_v1_common]);
+  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIv4CChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxITCgtkZWFkX3JlYXNvbhgNIAEoCUIKCghfb3V0Y29tZSLdAQoSV2lubmFiaWxpdHlSZXF1ZXN0EgsKA2ZlbhgBIAEoCRINCgVtb3ZlcxgCIAMoCRIoCg9pbnRlbmRlZF93aW5uZXIYAyABKA4yDy5jaGVzcy52MS5Db2xvchIvCgRtb2RlGAQgASgOMiEuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Lk1vZGUSEwoLbm9kZV9idWRnZXQYBSABKAQiOwoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDgoKTU9ERV9RVUlDSxABEg0KCU1PREVfRlVMTBACIqMCCg9TaWRlV2lubmFiaWxpdHkSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEjIKB3ZlcmRpY3QYAiABKA4yIS5jaGVzcy52MS5TaWRlV2lubmFiaWxpdHkuVmVyZGljdBIQCghsaW5lX3NhbhgDIAMoCRIQCghsaW5lX3VjaRgEIAMoCRIOCgZyZWFzb24YBSABKAkSDQoFbm9kZXMYBiABKAQSDgoGbWljcm9zGAcgASgEImoKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhQKEFZFUkRJQ1RfV0lOTkFCTEUQARIWChJWRVJESUNUX1VOV0lOTkFCTEUQAhIYChRWRVJESUNUX1VOREVURVJNSU5FRBADInEKE1dpbm5hYmlsaXR5UmVzcG9uc2USCwoDZmVuGAEgASgJEigKBXNpZGVzGAIgAygLMhkuY2hlc3MudjEuU2lkZVdpbm5hYmlsaXR5EgwKBGNvZGUYAyABKAkSFQoNZGVhZF9wb3NpdGlvbhgEIAEoCCI1ChdEZXNjcmliZVBvc2l0aW9uUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkioAEKClBhd25SZXBvcnQSDwoHZG91YmxlZBgBIAMoCRIQCghpc29sYXRlZBgCIAMoCRIQCghiYWNrd2FyZBgDIAMoCRIOCgZwYXNzZWQYBCADKAkSGAoQcHJvdGVjdGVkX3Bhc3NlZBgFIAMoCRIRCgljb25uZWN0ZWQYBiADKAkSDwoHcGhhbGFueBgHIAMoCRIPCgdpc2xhbmRzGAggAygJIjMKClJlcG9ydEl0ZW0SDQoFdG9waWMYASABKAkSCgoCZW4YAiABKAkSCgoCemgYAyABKAkiiAMKGERlc2NyaWJlUG9zaXRpb25SZXNwb25zZRILCgNmZW4YASABKAkSFgoOd2hpdGVfbWF0ZXJpYWwYAiABKA0SFgoOYmxhY2tfbWF0ZXJpYWwYAyABKA0SGAoQbWF0ZXJpYWxfYmFsYW5jZRgEIAEoBRIYChBleGNoYW5nZV9iYWxhbmNlGAUgASgFEikKC3doaXRlX3Bhd25zGAYgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBIpCgtibGFja19wYXducxgHIAEoCzIULmNoZXNzLnYxLlBhd25SZXBvcnQSDQoFcGhhc2UYCCABKAkSDwoHZW5kZ2FtZRgJIAEoCRIjCgVpdGVtcxgKIAMoCzIULmNoZXNzLnYxLlJlcG9ydEl0ZW0SDAoEanNvbhgLIAEoCRImCgdvcGVuaW5nGAwgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SEwoLd2lubmFiaWxpdHkYDSABKAkSFQoNZGVhZF9wb3NpdGlvbhgOIAEoCCIeCg9QYXJzZVBnblJlcXVlc3QSCwoDcGduGAEgASgJIiUKBlBnblRhZxIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIsYBCgdQZ25HYW1lEg0KBWluZGV4GAEgASgNEh4KBHRhZ3MYAiADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAMgASgJEh0KBW1vdmVzGAQgAygLMg4uY2hlc3MudjEuTW92ZRIRCglmaW5hbF9mZW4YBSABKAkSDgoGcmVzdWx0GAYgASgJEg0KBWVycm9yGAcgASgJEhIKCmVycm9yX2xpbmUYCCABKA0SFAoMZXJyb3JfY29sdW1uGAkgASgNImAKEFBhcnNlUGduUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5jaGVzcy52MS5QZ25HYW1lEhMKC3ZhbGlkX2dhbWVzGAIgASgNEhUKDWludmFsaWRfZ2FtZXMYAyABKA0iYwoPV3JpdGVQZ25SZXF1ZXN0Eh4KBHRhZ3MYASADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAIgASgJEg0KBW1vdmVzGAMgAygJEg4KBnJlc3VsdBgEIAEoCSIfChBXcml0ZVBnblJlc3BvbnNlEgsKA3BnbhgBIAEoCSJ3ChFUb3VjaFBpZWNlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAyABKAkSDgoGYWRqdXN0GAQgASgIEhIKCnJlcXVlc3RfaWQYBSABKAkidQoERm91bBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISEQoJYXR0ZW1wdGVkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdwZW5hbHR5GAQgASgJEgsKA3BseRgFIAEoDRINCgVjb3VudBgGIAEoDSJVCgVUb3VjaBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGc3F1YXJlGAIgASgJEg0KBXBpZWNlGAMgASgJEg4KBmFkanVzdBgEIAEoCCLlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSEQoJc3RhcnRfZmVuGAEgASgJEjAKDHRpbWVfY29udHJvbBgCIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESGQoRdGltZV9jb250cm9sX3RleHQYAyABKAkSDQoFd2hpdGUYBCABKAkSDQoFYmxhY2sYBSABKAkSLQoNaWxsZWdhbF9tb3ZlcxgGIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxISCgpyZXF1ZXN0X2lkGAcgASgJQg8KDV90aW1lX2NvbnRyb2wiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSKjAQoPTWFrZU1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEbW92ZRgCIAEoCRIdCgRzaWRlGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGQoMZXhwZWN0ZWRfcGx5GAQgASgNSACIAQESEgoKb2ZmZXJfZHJhdxgFIAEoCBISCgpyZXF1ZXN0X2lkGAYgASgJQg8KDV9leHBlY3RlZF9wbHkiUwoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchISCgpyZXF1ZXN0X2lkGAMgASgJImoKFFJlc3BvbmRUb0RyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBmFjY2VwdBgDIAEoCBISCgpyZXF1ZXN0X2lkGAQgASgJImQKEENsYWltRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDAoEbW92ZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIiMKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJpCgpQbGF5ZWRNb3ZlEhwKBG1vdmUYASABKAsyDi5jaGVzcy52MS5Nb3ZlEhQKDHRpbWVfdXNlZF9tcxgCIAEoBBIUCgxkcmF3X29mZmVyZWQYAyABKAgSEQoJZmVuX2FmdGVyGAQgASgJIuAECglHYW1lU3RhdGUSDwoHZ2FtZV9pZBgBIAEoCRIRCglzdGFydF9mZW4YAiABKAkSCwoDZmVuGAMgASgJEh0KBHR1cm4YBCABKA4yDy5jaGVzcy52MS5Db2xvchIjCgVtb3ZlcxgFIAMoCzIULmNoZXNzLnYxLlBsYXllZE1vdmUSCwoDcGx5GAYgASgNEjAKDHRpbWVfY29udHJvbBgHIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESIwoFY2xvY2sYCCABKAsyDy5jaGVzcy52MS5DbG9ja0gBiAEBEigKD2RyYXdfb2ZmZXJfZnJvbRgJIAEoDjIPLmNoZXNzLnYxLkNvbG9yEicKB291dGNvbWUYCiABKAsyES5jaGVzcy52MS5PdXRjb21lSAKIAQESLgoOY2xhaW1hYmxlX2RyYXcYCyABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSDQoFY2hlY2sYDCABKAgSDQoFd2hpdGUYDSABKAkSDQoFYmxhY2sYDiABKAkSCwoDcGduGA8gASgJEiYKB29wZW5pbmcYECABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxItCg1pbGxlZ2FsX21vdmVzGBEgASgOMhYuY2hlc3MudjEuSWxsZWdhbE1vdmVzEh0KBWZvdWxzGBIgAygLMg4uY2hlc3MudjEuRm91bBIgCgd0b3VjaGVzGBMgAygLMg8uY2hlc3MudjEuVG91Y2hCDwoNX3RpbWVfY29udHJvbEIICgZfY2xvY2tCCgoIX291dGNvbWUi+gEKCUdhbWVFdmVudBImCgRraW5kGAEgASgOMhguY2hlc3MudjEuR2FtZUV2ZW50LktpbmQSIgoFc3RhdGUYAiABKAsyEy5jaGVzcy52MS5HYW1lU3RhdGUioAEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhEKDUtJTkRfU05BUFNIT1QQARINCglLSU5EX01PVkUQAhIVChFLSU5EX0RSQVdfT0ZGRVJFRBADEhYKEktJTkRfRFJBV19ERUNMSU5FRBAEEhIKDktJTkRfR0FNRV9PVkVSEAUSDQoJS0lORF9GT1VMEAYSDgoKS0lORF9UT1VDSBAHKmEKDElsbGVnYWxNb3ZlcxIYChRJTExFR0FMX01PVkVTX1JFSkVDVBAAEhYKEklMTEVHQUxfTU9WRVNfRklERRABEh8KG0lMTEVHQUxfTU9WRVNfVEhSRUVfU1RSSUtFUxACMvQECgxSdWxlc1NlcnZpY2USRwoKTGVnYWxNb3ZlcxIbLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXF1ZXN0GhwuY2hlc3MudjEuTGVnYWxNb3Zlc1Jlc3BvbnNlEk0KDENvbnZlcnRNb3ZlcxIdLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1JlcXVlc3QaHi5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXNwb25zZRJKCgtWYWxpZGF0ZUZlbhIcLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVxdWVzdBodLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVzcG9uc2USUwoOUG9zaXRpb25TdGF0dXMSHy5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1JlcXVlc3QaIC5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1Jlc3BvbnNlEkEKCFBhcnNlUGduEhkuY2hlc3MudjEuUGFyc2VQZ25SZXF1ZXN0GhouY2hlc3MudjEuUGFyc2VQZ25SZXNwb25zZRJBCghXcml0ZVBnbhIZLmNoZXNzLnYxLldyaXRlUGduUmVxdWVzdBoaLmNoZXNzLnYxLldyaXRlUGduUmVzcG9uc2USWQoQRGVzY3JpYmVQb3NpdGlvbhIhLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXF1ZXN0GiIuY2hlc3MudjEuRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlEkoKC1dpbm5hYmlsaXR5EhwuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Gh0uY2hlc3MudjEuV2lubmFiaWxpdHlSZXNwb25zZTL/AwoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CgpUb3VjaFBpZWNlEhsuY2hlc3MudjEuVG91Y2hQaWVjZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGViBnByb3RvMw", [file_chess_v1_common]);
 
 /**
  * @generated from message chess.v1.LegalMovesRequest
@@ -270,6 +270,13 @@ export type PositionStatusResponse = Message<"chess.v1.PositionStatusResponse"> 
    * @generated from field: chess.v1.OpeningInfo opening = 12;
    */
   opening?: OpeningInfo | undefined;
+
+  /**
+   * Why the position is dead (`dead_position`), by the quick winnability analysis.
+   *
+   * @generated from field: string dead_reason = 13;
+   */
+  deadReason: string;
 };
 
 /**
@@ -278,6 +285,212 @@ export type PositionStatusResponse = Message<"chess.v1.PositionStatusResponse"> 
  */
 export const PositionStatusResponseSchema: GenMessage<PositionStatusResponse> = /*@__PURE__*/
   messageDesc(file_chess_v1_rules, 7);
+
+/**
+ * @generated from message chess.v1.WinnabilityRequest
+ */
+export type WinnabilityRequest = Message<"chess.v1.WinnabilityRequest"> & {
+  /**
+   * Empty for the standard start position.
+   *
+   * @generated from field: string fen = 1;
+   */
+  fen: string;
+
+  /**
+   * Moves played from `fen` first (any notation, at most 1024).
+   *
+   * @generated from field: repeated string moves = 2;
+   */
+  moves: string[];
+
+  /**
+   * The intended winner; COLOR_UNSPECIFIED for both sides.
+   *
+   * @generated from field: chess.v1.Color intended_winner = 3;
+   */
+  intendedWinner: Color;
+
+  /**
+   * @generated from field: chess.v1.WinnabilityRequest.Mode mode = 4;
+   */
+  mode: WinnabilityRequest_Mode;
+
+  /**
+   * Nodes the helpmate search may visit per side; 0 for the mode's default (200 quick,
+   * 4,000,000 full). At most 50,000,000.
+   *
+   * @generated from field: uint64 node_budget = 5;
+   */
+  nodeBudget: bigint;
+};
+
+/**
+ * Describes the message chess.v1.WinnabilityRequest.
+ * Use `create(WinnabilityRequestSchema)` to create a new message.
+ */
+export const WinnabilityRequestSchema: GenMessage<WinnabilityRequest> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 8);
+
+/**
+ * @generated from enum chess.v1.WinnabilityRequest.Mode
+ */
+export enum WinnabilityRequest_Mode {
+  /**
+   * Quick.
+   *
+   * @generated from enum value: MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Static analysis and a short helpmate search: cheap enough for every move of a game.
+   *
+   * @generated from enum value: MODE_QUICK = 1;
+   */
+  QUICK = 1,
+
+  /**
+   * A deep helpmate search as well, as when a flag falls.
+   *
+   * @generated from enum value: MODE_FULL = 2;
+   */
+  FULL = 2,
+}
+
+/**
+ * Describes the enum chess.v1.WinnabilityRequest.Mode.
+ */
+export const WinnabilityRequest_ModeSchema: GenEnum<WinnabilityRequest_Mode> = /*@__PURE__*/
+  enumDesc(file_chess_v1_rules, 8, 0);
+
+/**
+ * One intended winner's verdict.
+ *
+ * @generated from message chess.v1.SideWinnability
+ */
+export type SideWinnability = Message<"chess.v1.SideWinnability"> & {
+  /**
+   * @generated from field: chess.v1.Color side = 1;
+   */
+  side: Color;
+
+  /**
+   * @generated from field: chess.v1.SideWinnability.Verdict verdict = 2;
+   */
+  verdict: SideWinnability_Verdict;
+
+  /**
+   * @generated from field: repeated string line_san = 3;
+   */
+  lineSan: string[];
+
+  /**
+   * @generated from field: repeated string line_uci = 4;
+   */
+  lineUci: string[];
+
+  /**
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: uint64 nodes = 6;
+   */
+  nodes: bigint;
+
+  /**
+   * @generated from field: uint64 micros = 7;
+   */
+  micros: bigint;
+};
+
+/**
+ * Describes the message chess.v1.SideWinnability.
+ * Use `create(SideWinnabilitySchema)` to create a new message.
+ */
+export const SideWinnabilitySchema: GenMessage<SideWinnability> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 9);
+
+/**
+ * @generated from enum chess.v1.SideWinnability.Verdict
+ */
+export enum SideWinnability_Verdict {
+  /**
+   * @generated from enum value: VERDICT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * `line_san`/`line_uci` is a legal helpmate ending in checkmate (empty when the
+   * opponent is already mated).
+   *
+   * @generated from enum value: VERDICT_WINNABLE = 1;
+   */
+  WINNABLE = 1,
+
+  /**
+   * No series of legal moves mates; `reason` says why.
+   *
+   * @generated from enum value: VERDICT_UNWINNABLE = 2;
+   */
+  UNWINNABLE = 2,
+
+  /**
+   * Not decided within the node budget.
+   *
+   * @generated from enum value: VERDICT_UNDETERMINED = 3;
+   */
+  UNDETERMINED = 3,
+}
+
+/**
+ * Describes the enum chess.v1.SideWinnability.Verdict.
+ */
+export const SideWinnability_VerdictSchema: GenEnum<SideWinnability_Verdict> = /*@__PURE__*/
+  enumDesc(file_chess_v1_rules, 9, 0);
+
+/**
+ * @generated from message chess.v1.WinnabilityResponse
+ */
+export type WinnabilityResponse = Message<"chess.v1.WinnabilityResponse"> & {
+  /**
+   * The position analysed (after `moves`).
+   *
+   * @generated from field: string fen = 1;
+   */
+  fen: string;
+
+  /**
+   * White first when both were asked.
+   *
+   * @generated from field: repeated chess.v1.SideWinnability sides = 2;
+   */
+  sides: SideWinnability[];
+
+  /**
+   * Both sides: `W` or `-` or `?` for White, then `B` or `-` or `?` for Black (`--` is a
+   * dead position); one letter when one side was asked.
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * Neither side can mate (both asked and both unwinnable).
+   *
+   * @generated from field: bool dead_position = 4;
+   */
+  deadPosition: boolean;
+};
+
+/**
+ * Describes the message chess.v1.WinnabilityResponse.
+ * Use `create(WinnabilityResponseSchema)` to create a new message.
+ */
+export const WinnabilityResponseSchema: GenMessage<WinnabilityResponse> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 10);
 
 /**
  * @generated from message chess.v1.DescribePositionRequest
@@ -304,7 +517,7 @@ export type DescribePositionRequest = Message<"chess.v1.DescribePositionRequest"
  * Use `create(DescribePositionRequestSchema)` to create a new message.
  */
 export const DescribePositionRequestSchema: GenMessage<DescribePositionRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 8);
+  messageDesc(file_chess_v1_rules, 11);
 
 /**
  * One side's pawns, as squares (`e4`).
@@ -369,7 +582,7 @@ export type PawnReport = Message<"chess.v1.PawnReport"> & {
  * Use `create(PawnReportSchema)` to create a new message.
  */
 export const PawnReportSchema: GenMessage<PawnReport> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 9);
+  messageDesc(file_chess_v1_rules, 12);
 
 /**
  * @generated from message chess.v1.ReportItem
@@ -399,7 +612,7 @@ export type ReportItem = Message<"chess.v1.ReportItem"> & {
  * Use `create(ReportItemSchema)` to create a new message.
  */
 export const ReportItemSchema: GenMessage<ReportItem> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 10);
+  messageDesc(file_chess_v1_rules, 13);
 
 /**
  * @generated from message chess.v1.DescribePositionResponse
@@ -478,6 +691,20 @@ export type DescribePositionResponse = Message<"chess.v1.DescribePositionRespons
    * @generated from field: chess.v1.OpeningInfo opening = 12;
    */
   opening?: OpeningInfo | undefined;
+
+  /**
+   * Who can still checkmate, by the quick winnability analysis: `WB`, `W-`, `-B`, `--`
+   * (dead), `?` for a side not decided quickly. The reasons are among the items (topic
+   * `winnability`).
+   *
+   * @generated from field: string winnability = 13;
+   */
+  winnability: string;
+
+  /**
+   * @generated from field: bool dead_position = 14;
+   */
+  deadPosition: boolean;
 };
 
 /**
@@ -485,7 +712,7 @@ export type DescribePositionResponse = Message<"chess.v1.DescribePositionRespons
  * Use `create(DescribePositionResponseSchema)` to create a new message.
  */
 export const DescribePositionResponseSchema: GenMessage<DescribePositionResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 11);
+  messageDesc(file_chess_v1_rules, 14);
 
 /**
  * @generated from message chess.v1.ParsePgnRequest
@@ -505,7 +732,7 @@ export type ParsePgnRequest = Message<"chess.v1.ParsePgnRequest"> & {
  * Use `create(ParsePgnRequestSchema)` to create a new message.
  */
 export const ParsePgnRequestSchema: GenMessage<ParsePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 12);
+  messageDesc(file_chess_v1_rules, 15);
 
 /**
  * @generated from message chess.v1.PgnTag
@@ -527,7 +754,7 @@ export type PgnTag = Message<"chess.v1.PgnTag"> & {
  * Use `create(PgnTagSchema)` to create a new message.
  */
 export const PgnTagSchema: GenMessage<PgnTag> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 13);
+  messageDesc(file_chess_v1_rules, 16);
 
 /**
  * @generated from message chess.v1.PgnGame
@@ -592,7 +819,7 @@ export type PgnGame = Message<"chess.v1.PgnGame"> & {
  * Use `create(PgnGameSchema)` to create a new message.
  */
 export const PgnGameSchema: GenMessage<PgnGame> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 14);
+  messageDesc(file_chess_v1_rules, 17);
 
 /**
  * @generated from message chess.v1.ParsePgnResponse
@@ -619,7 +846,7 @@ export type ParsePgnResponse = Message<"chess.v1.ParsePgnResponse"> & {
  * Use `create(ParsePgnResponseSchema)` to create a new message.
  */
 export const ParsePgnResponseSchema: GenMessage<ParsePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 15);
+  messageDesc(file_chess_v1_rules, 18);
 
 /**
  * @generated from message chess.v1.WritePgnRequest
@@ -655,7 +882,7 @@ export type WritePgnRequest = Message<"chess.v1.WritePgnRequest"> & {
  * Use `create(WritePgnRequestSchema)` to create a new message.
  */
 export const WritePgnRequestSchema: GenMessage<WritePgnRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 16);
+  messageDesc(file_chess_v1_rules, 19);
 
 /**
  * @generated from message chess.v1.WritePgnResponse
@@ -672,7 +899,7 @@ export type WritePgnResponse = Message<"chess.v1.WritePgnResponse"> & {
  * Use `create(WritePgnResponseSchema)` to create a new message.
  */
 export const WritePgnResponseSchema: GenMessage<WritePgnResponse> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 17);
+  messageDesc(file_chess_v1_rules, 20);
 
 /**
  * @generated from message chess.v1.TouchPieceRequest
@@ -717,7 +944,7 @@ export type TouchPieceRequest = Message<"chess.v1.TouchPieceRequest"> & {
  * Use `create(TouchPieceRequestSchema)` to create a new message.
  */
 export const TouchPieceRequestSchema: GenMessage<TouchPieceRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 18);
+  messageDesc(file_chess_v1_rules, 21);
 
 /**
  * An illegal move recorded under an arbiter mode, and its penalty.
@@ -771,7 +998,7 @@ export type Foul = Message<"chess.v1.Foul"> & {
  * Use `create(FoulSchema)` to create a new message.
  */
 export const FoulSchema: GenMessage<Foul> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 19);
+  messageDesc(file_chess_v1_rules, 22);
 
 /**
  * A touch reported with TouchPiece during the current move.
@@ -807,7 +1034,7 @@ export type Touch = Message<"chess.v1.Touch"> & {
  * Use `create(TouchSchema)` to create a new message.
  */
 export const TouchSchema: GenMessage<Touch> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 20);
+  messageDesc(file_chess_v1_rules, 23);
 
 /**
  * @generated from message chess.v1.CreateGameRequest
@@ -868,7 +1095,7 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 21);
+  messageDesc(file_chess_v1_rules, 24);
 
 /**
  * @generated from message chess.v1.GetGameRequest
@@ -885,7 +1112,7 @@ export type GetGameRequest = Message<"chess.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 22);
+  messageDesc(file_chess_v1_rules, 25);
 
 /**
  * @generated from message chess.v1.MakeMoveRequest
@@ -942,7 +1169,7 @@ export type MakeMoveRequest = Message<"chess.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 23);
+  messageDesc(file_chess_v1_rules, 26);
 
 /**
  * @generated from message chess.v1.ResignRequest
@@ -971,7 +1198,7 @@ export type ResignRequest = Message<"chess.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 24);
+  messageDesc(file_chess_v1_rules, 27);
 
 /**
  * @generated from message chess.v1.RespondToDrawRequest
@@ -1007,7 +1234,7 @@ export type RespondToDrawRequest = Message<"chess.v1.RespondToDrawRequest"> & {
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 25);
+  messageDesc(file_chess_v1_rules, 28);
 
 /**
  * @generated from message chess.v1.ClaimDrawRequest
@@ -1045,7 +1272,7 @@ export type ClaimDrawRequest = Message<"chess.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 26);
+  messageDesc(file_chess_v1_rules, 29);
 
 /**
  * @generated from message chess.v1.WatchGameRequest
@@ -1062,7 +1289,7 @@ export type WatchGameRequest = Message<"chess.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 27);
+  messageDesc(file_chess_v1_rules, 30);
 
 /**
  * @generated from message chess.v1.PlayedMove
@@ -1098,7 +1325,7 @@ export type PlayedMove = Message<"chess.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 28);
+  messageDesc(file_chess_v1_rules, 31);
 
 /**
  * @generated from message chess.v1.GameState
@@ -1219,7 +1446,7 @@ export type GameState = Message<"chess.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 29);
+  messageDesc(file_chess_v1_rules, 32);
 
 /**
  * @generated from message chess.v1.GameEvent
@@ -1241,7 +1468,7 @@ export type GameEvent = Message<"chess.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 30);
+  messageDesc(file_chess_v1_rules, 33);
 
 /**
  * @generated from enum chess.v1.GameEvent.Kind
@@ -1298,7 +1525,7 @@ export enum GameEvent_Kind {
  * Describes the enum chess.v1.GameEvent.Kind.
  */
 export const GameEvent_KindSchema: GenEnum<GameEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_chess_v1_rules, 30, 0);
+  enumDesc(file_chess_v1_rules, 33, 0);
 
 /**
  * What happens to an illegal move in a game.
@@ -1416,6 +1643,18 @@ export const RulesService: GenService<{
     methodKind: "unary";
     input: typeof DescribePositionRequestSchema;
     output: typeof DescribePositionResponseSchema;
+  },
+  /**
+   * Who can still checkmate by some series of legal moves (FIDE 5.2.2 dead positions, 6.9
+   * flag falls): for each intended winner a helpmate proof, the reason it cannot win, or
+   * undetermined within the node budget.
+   *
+   * @generated from rpc chess.v1.RulesService.Winnability
+   */
+  winnability: {
+    methodKind: "unary";
+    input: typeof WinnabilityRequestSchema;
+    output: typeof WinnabilityResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chess_v1_rules, 0);
