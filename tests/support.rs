@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tonic::transport::{Channel, Endpoint};
 
 pub mod postgres;
+pub mod proxy;
 
 /// A directory under the system temp dir, removed on drop.
 #[derive(Debug)]
@@ -62,18 +63,46 @@ pub struct Service {
     pub child: Option<Child>,
     pub grpc: SocketAddr,
     pub metrics: SocketAddr,
+    /// The web app's address, for a gateway started with `--web-listen`.
+    pub web: Option<SocketAddr>,
     pub stderr_log: PathBuf,
 }
 
 impl Service {
-    /// Starts `binary` with `args` and waits (at most 20 s) for its LISTENING line.
+    /// Starts `binary` with `args` and waits (at most 20 s) for its LISTENING line (and its
+    /// WEB line when `args` has `--web-listen`).
     pub fn start(binary: &str, args: &[&str], envs: &[(&str, &str)], log_dir: &Path) -> Service {
+        Service::launch(binary, Command::new(bin(binary)), args, envs, log_dir)
+    }
+
+    /// [`Service::start`] with at most `nofile` open files (`prlimit --nofile`, which execs
+    /// the binary, so the process id is the service's).
+    pub fn start_with_nofile(
+        binary: &str,
+        nofile: u64,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        log_dir: &Path,
+    ) -> Service {
+        let mut cmd = Command::new("prlimit");
+        cmd.arg(format!("--nofile={nofile}:{nofile}"))
+            .arg("--")
+            .arg(bin(binary));
+        Service::launch(binary, cmd, args, envs, log_dir)
+    }
+
+    fn launch(
+        binary: &str,
+        mut cmd: Command,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        log_dir: &Path,
+    ) -> Service {
         let stderr_log = log_dir.join(format!(
             "{binary}-{}.log",
             Instant::now().elapsed().as_nanos()
         ));
         let stderr = std::fs::File::create(&stderr_log).expect("log file");
-        let mut cmd = Command::new(bin(binary));
         cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -89,29 +118,45 @@ impl Service {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if line.starts_with("LISTENING ") {
+                if line.starts_with("LISTENING ") || line.starts_with("WEB ") {
                     let _ = tx.send(line);
                 }
             }
         });
-        let line = match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(line) => line,
-            Err(_) => {
-                let _ = child.kill();
-                let log = std::fs::read_to_string(&stderr_log).unwrap_or_default();
-                panic!("{binary} did not announce its address within 20 s; stderr:\n{log}");
+        let wants_web = args.contains(&"--web-listen");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut listening = None;
+        let mut web = None;
+        while listening.is_none() || (wants_web && web.is_none()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if line.starts_with("WEB ") => web = Some(line),
+                Ok(line) => listening = Some(line),
+                Err(_) => {
+                    let _ = child.kill();
+                    let log = std::fs::read_to_string(&stderr_log).unwrap_or_default();
+                    panic!("{binary} did not announce its addresses within 20 s; stderr:\n{log}");
+                }
             }
-        };
+        }
+        let line = listening.unwrap_or_default();
         let field = |key: &str| -> SocketAddr {
             line.split_whitespace()
                 .find_map(|kv| kv.strip_prefix(key))
                 .and_then(|v| v.parse().ok())
                 .unwrap_or_else(|| panic!("no {key} in {line:?}"))
         };
+        let web = web.map(|line| {
+            line.split_whitespace()
+                .find_map(|kv| kv.strip_prefix("url=http://"))
+                .and_then(|v| v.trim_end_matches('/').parse().ok())
+                .unwrap_or_else(|| panic!("no url in {line:?}"))
+        });
         Service {
             name: binary.to_owned(),
             grpc: field("grpc="),
             metrics: field("metrics="),
+            web,
             child: Some(child),
             stderr_log,
         }

@@ -152,23 +152,41 @@ fn three_strikes_and_the_insufficient_material_draw() {
     let stack = Stack::start();
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
-        // Three strikes: white's third foul loses.
-        let id = new_game(&mut games, "", IllegalMoves::ThreeStrikes).await;
-        let s = mv(&mut games, &id, "e1e2").await;
+        // Three strikes counts the king moved onto an attacked square (送王): the third loses.
+        let id = new_game(
+            &mut games,
+            "4k3/8/8/8/8/8/r6P/R3K3 w - - 0 1",
+            IllegalMoves::ThreeStrikes,
+        )
+        .await;
+        let s = mv(&mut games, &id, "Ke2").await;
         assert_eq!(s.fouls[0].penalty, "strike 1 of 3");
-        assert_eq!(s.fouls[0].reason, "e2 holds your own piece");
-        mv(&mut games, &id, "e4").await;
-        mv(&mut games, &id, "e5").await;
-        let s = mv(&mut games, &id, "Ke1-e3").await;
+        assert_eq!(
+            s.fouls[0].reason,
+            "king moved into check (e2 is attacked by Ra2)"
+        );
+        // Other illegal moves are refused, as without an arbiter, and count for nothing.
+        for slip in ["h2h5", "e1e3", "a1a5", "Rb1xb8"] {
+            let e = games
+                .make_move(MakeMoveRequest {
+                    game_id: id.clone(),
+                    r#move: slip.into(),
+                    ..Default::default()
+                })
+                .await
+                .expect_err(slip);
+            assert_eq!(e.code(), Code::InvalidArgument, "{slip}: {e:?}");
+        }
+        let s = mv(&mut games, &id, "Kf1").await;
+        assert_eq!(s.fouls.len(), 1, "pawn and rook slips are no strikes");
+        mv(&mut games, &id, "Ke7").await;
+        let s = mv(&mut games, &id, "Kf2").await;
         assert_eq!(s.fouls[1].penalty, "strike 2 of 3");
         // No time is given under three strikes.
         assert!(s.clock.unwrap().black_ms <= 300_000);
-        mv(&mut games, &id, "Nf3").await;
-        mv(&mut games, &id, "Nc6").await;
-        let s = mv(&mut games, &id, "Nh4").await;
-        assert_eq!(s.ply, 5, "Nh4 is a move, not a foul: {s:?}");
-        mv(&mut games, &id, "Nf6").await;
-        let s = mv(&mut games, &id, "Ke1e3").await;
+        mv(&mut games, &id, "Kg1").await;
+        mv(&mut games, &id, "Ke8").await;
+        let s = mv(&mut games, &id, "Kg2").await;
         assert_eq!(
             outcome(&s),
             (R::BlackWins as i32, Rule::IllegalMoves as i32)
@@ -220,6 +238,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
                 side: Color::White.into(),
                 square: "g1".into(),
                 adjust: false,
+                request_id: String::new(),
             })
             .await
             .unwrap()
@@ -246,6 +265,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
                 side: Color::Black.into(),
                 square: "b8".into(),
                 adjust: true,
+                request_id: String::new(),
             })
             .await
             .unwrap();
@@ -256,6 +276,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
                     side: Color::Black.into(),
                     square: "e5".into(),
                     adjust: false,
+                    request_id: String::new(),
                 })
                 .await,
             Code::InvalidArgument,
@@ -268,6 +289,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
                     side: Color::Black.into(),
                     square: "k9".into(),
                     adjust: false,
+                    request_id: String::new(),
                 })
                 .await,
             Code::InvalidArgument,

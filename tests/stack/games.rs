@@ -114,6 +114,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                 game_id: id.clone(),
                 side: Color::Black as i32,
                 r#move: String::new(),
+                request_id: String::new(),
             })
             .await;
         assert_field_error(early, Code::FailedPrecondition, "move");
@@ -122,6 +123,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                 game_id: id.clone(),
                 side: Color::Black as i32,
                 r#move: "Ng8".into(),
+                request_id: String::new(),
             })
             .await
             .unwrap()
@@ -153,6 +155,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                 game_id: id.clone(),
                 side: Color::Black as i32,
                 r#move: String::new(),
+                request_id: String::new(),
             })
             .await
             .unwrap()
@@ -182,6 +185,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                     game_id: id.clone(),
                     side: Color::White as i32,
                     accept: true,
+                    request_id: String::new(),
                 })
                 .await,
             Code::FailedPrecondition,
@@ -192,6 +196,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                 game_id: id.clone(),
                 side: Color::Black as i32,
                 accept: true,
+                request_id: String::new(),
             })
             .await
             .unwrap()
@@ -214,6 +219,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
                 game_id: id.clone(),
                 side: Color::Black as i32,
                 accept: false,
+                request_id: String::new(),
             })
             .await
             .unwrap();
@@ -239,6 +245,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
             .resign(ResignRequest {
                 game_id: id.clone(),
                 side: Color::White as i32,
+                request_id: String::new(),
             })
             .await
             .unwrap()
@@ -392,6 +399,7 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
                 .resign(ResignRequest {
                     game_id: id.clone(),
                     side: 0,
+                    request_id: String::new(),
                 })
                 .await,
             Code::InvalidArgument,

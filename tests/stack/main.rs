@@ -4,17 +4,22 @@
 mod arbiter;
 mod auth;
 mod batched;
+mod connections;
 mod crash;
 mod discovery;
 mod engine_move;
+mod framing;
 mod fuzz;
 mod games;
 mod hardening;
 mod loadgen;
 mod postgres;
+mod review;
 mod rules_api;
 mod rules_replicas;
 mod search;
+mod store_import;
+mod unknown_outcome;
 mod winnability;
 
 use chess_proto::v1::game_service_client::GameServiceClient;

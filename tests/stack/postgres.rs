@@ -235,11 +235,11 @@ fn games_move_from_redb_to_postgres_and_back() {
     };
     let first = export(&redb_url);
     assert_eq!(sorted_lines(&first).len(), 4);
-    assert!(import(&url, &first).contains("imported 4 game(s)"));
+    assert!(import(&url, &first).contains(": 4 game(s) written"));
     let from_pg = export(&url);
     assert_eq!(sorted_lines(&from_pg), sorted_lines(&first));
     let back = format!("redb:{}", dir.0.join("second.redb").display());
-    assert!(import(&back, &from_pg).contains("imported 4 game(s)"));
+    assert!(import(&back, &from_pg).contains(": 4 game(s) written"));
     assert_eq!(sorted_lines(&export(&back)), sorted_lines(&first));
     // A bad line is refused with its number, and the store is unchanged.
     let mut bad = first.clone();
@@ -261,7 +261,7 @@ fn games_move_from_redb_to_postgres_and_back() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Importing again changes nothing.
-    assert!(import(&url, &first).contains("(4 already there, unchanged)"));
+    assert!(import(&url, &first).contains("4 already there (unchanged)"));
 }
 
 #[test]

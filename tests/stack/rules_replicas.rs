@@ -24,7 +24,7 @@ use crate::runtime;
 const GAMES: usize = 4;
 const PLIES: u32 = 60;
 
-fn gateway(dir: &TempDir, replicas: &[&Service]) -> Service {
+pub(crate) fn gateway(dir: &TempDir, replicas: &[&Service]) -> Service {
     let addrs: Vec<String> = replicas.iter().map(|r| r.url()).collect();
     Service::start(
         "chess-gateway",

@@ -251,6 +251,7 @@ async fn new(client: &Client, args: NewArgs) -> CliResult {
         white: args.white.unwrap_or_default(),
         black: args.black.unwrap_or_default(),
         illegal_moves: args.illegal_moves.proto(),
+        request_id: String::new(),
     };
     let state = client
         .games()
@@ -283,6 +284,7 @@ async fn play(client: &Client, args: MoveArgs) -> CliResult {
         side: args.side.map_or(v1::Color::Unspecified.into(), Side::proto),
         expected_ply: args.expect_ply,
         offer_draw: args.offer_draw,
+        request_id: String::new(),
     };
     let state = client
         .games()
@@ -313,6 +315,7 @@ async fn touch(client: &Client, args: TouchArgs) -> CliResult {
         side: args.side.proto(),
         square: args.square,
         adjust: args.adjust,
+        request_id: String::new(),
     };
     let state = client
         .games()
@@ -375,6 +378,7 @@ async fn resign(client: &Client, args: ResignArgs) -> CliResult {
     let request = ResignRequest {
         game_id: args.id,
         side: args.side.proto(),
+        request_id: String::new(),
     };
     let state = client
         .games()
@@ -434,6 +438,7 @@ async fn draw(client: &Client, args: DrawArgs) -> CliResult {
                 game_id: args.id,
                 side: args.side.proto(),
                 accept: args.action == DrawAction::Accept,
+                request_id: String::new(),
             };
             games.respond_to_draw(client.request(request)).await
         }
@@ -442,6 +447,7 @@ async fn draw(client: &Client, args: DrawArgs) -> CliResult {
                 game_id: args.id,
                 side: args.side.proto(),
                 r#move: args.mv.unwrap_or_default(),
+                request_id: String::new(),
             };
             games.claim_draw(client.request(request)).await
         }
@@ -471,7 +477,9 @@ async fn draw(client: &Client, args: DrawArgs) -> CliResult {
 fn mode_text(value: i32) -> &'static str {
     match v1::IllegalMoves::try_from(value) {
         Ok(v1::IllegalMoves::Fide) => "fide (a foul; 2 minutes to the opponent, the second loses)",
-        Ok(v1::IllegalMoves::ThreeStrikes) => "three-strikes (a foul; the third loses)",
+        Ok(v1::IllegalMoves::ThreeStrikes) => {
+            "three-strikes (a king moved onto an attacked square is a foul; the third loses)"
+        }
         _ => "reject",
     }
 }

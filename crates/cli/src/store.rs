@@ -34,8 +34,10 @@ enum StoreCommand {
         output: Option<PathBuf>,
     },
     /// Read games written by `chess store export` into a store (stdin unless --input). Each
-    /// game's log is replayed before it is written; games already there with the same log are
-    /// skipped, so an interrupted import can be run again.
+    /// game's log is replayed and checked as CreateGame checks a new game, then written in one
+    /// transaction; games already there with the same log are left as they are, so an
+    /// interrupted import can be run again. Lines that are refused are skipped and listed, and
+    /// the exit status is then 1.
     Import {
         /// The store (as for export); a missing redb file is created.
         #[arg(long, value_name = "URL")]
@@ -95,16 +97,15 @@ pub fn run(args: StoreArgs) -> CliResult {
             let opened = runtime
                 .block_on(transfer::open_url(&store, true))
                 .map_err(CliError::failure)?;
-            let done = transfer::import(&*opened, &mut reader).map_err(|e| match &input {
-                Some(path) => CliError::failure(format!("{}: {e}", path.display())),
-                None => CliError::failure(format!("stdin: {e}")),
-            })?;
-            eprintln!(
-                "imported {} game(s) into {} ({} already there, unchanged)",
-                done.games,
-                shown(&store),
-                done.unchanged
-            );
+            let done = transfer::import(&*opened, &mut reader);
+            let source = input
+                .as_ref()
+                .map_or_else(|| "stdin".to_owned(), |p| p.display().to_string());
+            let summary = format!("imported from {source} into {}: {done}", shown(&store));
+            if !done.complete() {
+                return Err(CliError::failure(summary));
+            }
+            eprintln!("{summary}");
             Ok(())
         }
     }

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chess_service_kit::CommonArgs;
+use chess_service_kit::{CommonArgs, ConnectionLimits};
 use http::Uri;
 
 /// How callers authenticate.
@@ -343,6 +343,8 @@ pub(crate) struct Settings {
     pub backend_gzip: bool,
     pub cors: Vec<String>,
     pub web_listen: Option<SocketAddr>,
+    /// Timeouts, keepalive and the per-address cap, on both listeners.
+    pub connections: ConnectionLimits,
 }
 
 /// The configuration cannot be used: one line for the operator naming the flag and why.
@@ -457,6 +459,7 @@ impl GatewayConfig {
             backend_gzip: self.backend_compression == BackendCompression::Gzip,
             cors,
             web_listen: self.web_listen,
+            connections: self.common.connection_limits(),
         })
     }
 

@@ -101,8 +101,9 @@ pub(crate) async fn engine_move(
         side: game.turn,
         expected_ply: Some(game.ply),
         offer_draw: false,
+        // make_move gives it a key: safe on a second replica.
+        request_id: String::new(),
     };
-    // With its expected_ply, safe on a second replica.
     let after = make_move(to.rules, gzip, call, play).await?.into_inner();
     Ok(EngineMoveResponse {
         engine: Some(engine),

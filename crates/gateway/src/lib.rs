@@ -40,9 +40,11 @@ use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::gateway_service_server::GatewayServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup};
+use chess_service_kit::{
+    DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
+    grpc_server,
+};
 use tonic::codec::CompressionEncoding::Gzip;
-use tonic::transport::Server;
 
 pub use config::{AuthMode, BackendCompression, ConfigError, GatewayConfig};
 
@@ -113,7 +115,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     // The web app's address is bound first, so that a taken port stops the start-up before
     // the gateway announces itself.
     let web_bound = match settings.web_listen {
-        Some(addr) => Some(web::bind(addr).await?),
+        Some(addr) => Some(web::bind(addr, settings.connections).await?),
         None => None,
     };
     let startup = Startup {
@@ -122,6 +124,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         metrics_listen: settings.metrics_listen,
         serving,
         not_serving,
+        connections: settings.connections,
     };
     let started = startup.start(&metrics, &shutdown).await?;
     let routes = started
@@ -130,20 +133,22 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         .add_service(games)
         .add_service(analysis)
         .add_service(info);
-    let router = Server::builder()
+    let router = grpc_server(&settings.connections)
         .accept_http1(true)
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics.clone()))
+        .layer(FramingErrorsLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes.clone());
     // The web app's listener: the page, and the same API for it on the same origin.
-    let web_router = Server::builder()
+    let web_router = grpc_server(&settings.connections)
         .accept_http1(true)
         .layer(web::WebLayer)
         .layer(CorsLayer::new(settings.cors.clone()))
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(FramingErrorsLayer)
         .layer(DeadlineLayer)
         .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
         .add_routes(routes);

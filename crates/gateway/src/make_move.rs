@@ -1,12 +1,15 @@
-//! MakeMove over the rules replicas. With `expected_ply` it is safe to send twice: a copy of a
-//! move already applied fails its ply check. So when a replica fails mid-call the move goes to
-//! another replica; and when that one answers FAILED_PRECONDITION, the first replica may have
-//! committed the move before it failed: the game is read back, and if it holds exactly this
-//! move at `expected_ply` the caller gets the game as a success, not an error for a move that
-//! was made.
+//! MakeMove over the rules replicas. Every MakeMove carries an idempotency key (the caller's,
+//! or one the gateway gives it), so it is safe to send twice: a replica that finds the key's
+//! event in the game answers the game without making a second one (a foul, which does not
+//! advance the ply, included). So when a replica fails mid-call the move goes to another
+//! replica. A replica that predates keys answers a copy of a move already made with
+//! FAILED_PRECONDITION (its ply check): then the game is read back, and if it holds exactly
+//! this move at `expected_ply` the caller gets the game as a success, not an error for a move
+//! that was made.
 
 use std::sync::Arc;
 
+use chess_proto::ensure_request_id;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
@@ -19,13 +22,10 @@ pub(crate) async fn make_move(
     rules: &Pool,
     gzip: bool,
     call: &Call,
-    message: MakeMoveRequest,
+    mut message: MakeMoveRequest,
 ) -> Result<Response<GameState>, Status> {
-    let retry = if message.expected_ply.is_some() {
-        Retry::Safe
-    } else {
-        Retry::IfNotSent
-    };
+    ensure_request_id(&mut message.request_id);
+    let retry = Retry::Safe;
     let gzip = gzip_request(gzip, &message);
     let client = |b: &Backend| client!(GameServiceClient, b, gzip);
     let send = |mut c: GameServiceClient<_>, r| async move { c.make_move(r).await };

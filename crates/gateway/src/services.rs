@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chess_proto::FieldViolation;
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_proto::v1::game_service_client::GameServiceClient;
@@ -26,6 +25,7 @@ use chess_proto::v1::{
     ServerInfoResponse, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse,
     WatchGameRequest, WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
 };
+use chess_proto::{FieldViolation, ensure_request_id};
 use chess_service_kit::{Metrics, Shutdown, gzip_if_large};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
@@ -122,7 +122,7 @@ impl Gateway {
         request: Request<T>,
         unary: bool,
     ) -> Result<(Call, T), Status> {
-        let peer = request.remote_addr();
+        let peer = chess_service_kit::remote_addr(&request);
         let (metadata, _, message) = request.into_parts();
         let caller = self.auth.admit(&metadata, peer).inspect_err(|status| {
             let counter = match status.code() {
@@ -261,24 +261,34 @@ impl Drop for WatchSlot {
 }
 
 /// A unary call to a rules replica, after the admission and the given checks; `$retry` says
-/// whether it may be sent to a second replica.
+/// whether it may be sent to a second replica. A `keyed` call (one that changes a game) gets
+/// an idempotency key when it has none: with it the call makes at most one event however
+/// often it is sent, so it may go to a second replica.
 macro_rules! rules_call {
-    ($self:ident, $request:ident, $client:ident, $method:ident, $retry:expr
-     $(, |$m:ident| $check:expr)?) => {{
-        let (call, message) = $self.admit(stringify!($method), $request, true)?;
-        $( { let $m = &message; $check?; } )?
-        let gzip = gzip_request($self.backend_gzip, &message);
+    (@send $self:ident, $call:ident, $message:ident, $client:ident, $method:ident, $retry:expr) => {{
+        let gzip = gzip_request($self.backend_gzip, &$message);
         $self
             .rules
             .call(
-                &call,
-                message,
+                &$call,
+                $message,
                 $retry,
                 |b| client!($client, b, gzip),
                 |mut c, r| async move { c.$method(r).await },
             )
             .await
             .map(|(_, response)| gzip_if_large(response))
+    }};
+    ($self:ident, $request:ident, $client:ident, $method:ident, keyed) => {{
+        let (call, mut message) = $self.admit(stringify!($method), $request, true)?;
+        ensure_request_id(&mut message.request_id);
+        rules_call!(@send $self, call, message, $client, $method, Retry::Safe)
+    }};
+    ($self:ident, $request:ident, $client:ident, $method:ident, $retry:expr
+     $(, |$m:ident| $check:expr)?) => {{
+        let (call, message) = $self.admit(stringify!($method), $request, true)?;
+        $( { let $m = &message; $check?; } )?
+        rules_call!(@send $self, call, message, $client, $method, $retry)
     }};
 }
 
@@ -432,13 +442,7 @@ impl GameService for Gateway {
         &self,
         request: Request<CreateGameRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(
-            self,
-            request,
-            GameServiceClient,
-            create_game,
-            Retry::IfNotSent
-        )
+        rules_call!(self, request, GameServiceClient, create_game, keyed)
     }
 
     async fn get_game(
@@ -488,46 +492,28 @@ impl GameService for Gateway {
     }
 
     async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<GameState>, Status> {
-        rules_call!(self, request, GameServiceClient, resign, Retry::IfNotSent)
+        rules_call!(self, request, GameServiceClient, resign, keyed)
     }
 
     async fn respond_to_draw(
         &self,
         request: Request<RespondToDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(
-            self,
-            request,
-            GameServiceClient,
-            respond_to_draw,
-            Retry::IfNotSent
-        )
+        rules_call!(self, request, GameServiceClient, respond_to_draw, keyed)
     }
 
     async fn claim_draw(
         &self,
         request: Request<ClaimDrawRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(
-            self,
-            request,
-            GameServiceClient,
-            claim_draw,
-            Retry::IfNotSent
-        )
+        rules_call!(self, request, GameServiceClient, claim_draw, keyed)
     }
 
     async fn touch_piece(
         &self,
         request: Request<TouchPieceRequest>,
     ) -> Result<Response<GameState>, Status> {
-        rules_call!(
-            self,
-            request,
-            GameServiceClient,
-            touch_piece,
-            Retry::IfNotSent
-        )
+        rules_call!(self, request, GameServiceClient, touch_piece, keyed)
     }
 }
 

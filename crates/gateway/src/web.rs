@@ -16,12 +16,11 @@ use std::sync::LazyLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use chess_service_kit::ServeError;
+use chess_service_kit::{ConnectionLimits, Incoming, ServeError};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use tonic::body::Body;
-use tonic::transport::server::TcpIncoming;
 
 /// The built files: (path below `web/dist`, contents).
 static FILES: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
@@ -99,14 +98,14 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// Binds the web app's address (port 0 resolved); its connections get TCP_NODELAY, as the
-/// gRPC listener's do.
-pub(crate) async fn bind(addr: SocketAddr) -> Result<(SocketAddr, TcpIncoming), ServeError> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    let bound = listener.local_addr().map_err(ServeError::BoundAddr)?;
-    Ok((bound, TcpIncoming::from(listener).with_nodelay(Some(true))))
+/// Binds the web app's address (port 0 resolved); its connections get the same limits and
+/// TCP options as the gRPC listener's.
+pub(crate) async fn bind(
+    addr: SocketAddr,
+    limits: ConnectionLimits,
+) -> Result<(SocketAddr, Incoming), ServeError> {
+    let incoming = Incoming::bind(addr, limits).await?;
+    Ok((incoming.local_addr(), incoming))
 }
 
 /// Prints `WEB url=http://ADDR/` on stdout (after the gateway's LISTENING line).

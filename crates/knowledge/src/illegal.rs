@@ -15,6 +15,9 @@ pub struct IllegalAttempt {
     pub to: String,
     /// Why it is illegal, in words, e.g. `king moved into check (e2 is attacked by Bb5)`.
     pub reason: String,
+    /// Whether the king was moved onto an attacked square (送王, "giving the king away"),
+    /// castling onto one included: the foul the source documents' three-strikes rule counts.
+    pub king_into_attack: bool,
 }
 
 /// Reads `text` as an attempt to move a piece from one square to another (UCI `e1e2`,
@@ -34,12 +37,16 @@ pub fn illegal_attempt(pos: &Position, text: &str) -> Option<IllegalAttempt> {
     if pos.find_move(from, to, promotion).is_some() {
         return None;
     }
-    let reason = explain(pos, from, to, promotion)?;
+    let (reason, king_into_attack) = match explain(pos, from, to, promotion)? {
+        Why::KingIntoAttack(reason) => (reason, true),
+        Why::Other(reason) => (reason, false),
+    };
     Some(IllegalAttempt {
         attempted: format!("{from}{to}"),
         from: from.to_string(),
         to: to.to_string(),
         reason,
+        king_into_attack,
     })
 }
 
@@ -139,7 +146,45 @@ fn names(pos: &Position, b: Bitboard) -> String {
         .join(", ")
 }
 
-fn explain(pos: &Position, from: Square, to: Square, promotion: Option<Role>) -> Option<String> {
+/// Why an attempt is illegal: the king put on an attacked square, or anything else.
+enum Why {
+    KingIntoAttack(String),
+    Other(String),
+}
+
+fn explain(pos: &Position, from: Square, to: Square, promotion: Option<Role>) -> Option<Why> {
+    let us = pos.turn();
+    let piece = pos.piece_at(from)?;
+    if piece.role == Role::King
+        && piece.color == us
+        && let Some(side) = CastlingSide::ALL.into_iter().find(|side| {
+            let (k, kt, _, _) = side.squares(us);
+            from == k && to == kt
+        })
+    {
+        return Some(Why::of(castling_reason(pos, side)));
+    }
+    explain_other(pos, from, to, promotion).map(Why::of)
+}
+
+impl Why {
+    fn of(text: String) -> Why {
+        if text.starts_with(KING_INTO_CHECK) {
+            Why::KingIntoAttack(text)
+        } else {
+            Why::Other(text)
+        }
+    }
+}
+
+const KING_INTO_CHECK: &str = "king moved into check";
+
+fn explain_other(
+    pos: &Position,
+    from: Square,
+    to: Square,
+    promotion: Option<Role>,
+) -> Option<String> {
     let us = pos.turn();
     let piece = pos.piece_at(from)?;
     if piece.color != us {
@@ -149,15 +194,6 @@ fn explain(pos: &Position, from: Square, to: Square, promotion: Option<Role>) ->
         ));
     }
     let role = piece.role;
-    // Castling attempts: the king's two-square move.
-    if role == Role::King
-        && let Some(side) = CastlingSide::ALL.into_iter().find(|side| {
-            let (k, kt, _, _) = side.squares(us);
-            from == k && to == kt
-        })
-    {
-        return Some(castling_reason(pos, side));
-    }
     if pos.by_color(us).contains(to) {
         return Some(format!("{to} holds your own piece"));
     }
@@ -203,7 +239,7 @@ fn explain(pos: &Position, from: Square, to: Square, promotion: Option<Role>) ->
     }
     Some(if role == Role::King {
         format!(
-            "king moved into check ({to} is attacked by {})",
+            "{KING_INTO_CHECK} ({to} is attacked by {})",
             names(pos, attackers)
         )
     } else if pos.is_check() {
@@ -248,7 +284,7 @@ fn castling_reason(pos: &Position, side: CastlingSide) -> String {
         if attackers.has_any() {
             return if sq == kt {
                 format!(
-                    "king moved into check ({kt} is attacked by {})",
+                    "{KING_INTO_CHECK} ({kt} is attacked by {})",
                     names(pos, attackers)
                 )
             } else {
@@ -295,6 +331,32 @@ mod tests {
 
     fn why(fen: &str, text: &str) -> Option<String> {
         illegal_attempt(&Position::from_fen(fen).unwrap(), text).map(|a| a.reason)
+    }
+
+    fn king_into_attack(fen: &str, text: &str) -> bool {
+        illegal_attempt(&Position::from_fen(fen).unwrap(), text)
+            .unwrap()
+            .king_into_attack
+    }
+
+    /// The three-strikes rule counts only the king moved onto an attacked square (送王).
+    #[test]
+    fn only_a_king_put_on_an_attacked_square_counts_as_giving_it_away() {
+        let start = chess_rules::STARTPOS_FEN;
+        for pawn_slip in ["e2e5", "e2e6", "a2a5", "g1g3", "e1e2"] {
+            assert!(!king_into_attack(start, pawn_slip), "{pawn_slip}");
+        }
+        let fen = "4k3/8/8/1b6/8/8/8/4K3 w - - 0 1";
+        assert!(king_into_attack(fen, "Ke2"));
+        assert_eq!(why(fen, "e1d2"), None, "d2 is not attacked: legal");
+        // Castling onto an attacked square is one; across one, or out of check, is not.
+        let fen = "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1";
+        assert!(king_into_attack(fen, "O-O"));
+        let fen = "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1";
+        assert!(!king_into_attack(fen, "O-O"));
+        // A pinned piece moved is not the king moved.
+        let fen = "4k3/8/8/1b6/8/3N4/4K3/8 w - - 0 1";
+        assert!(!king_into_attack(fen, "d3f4"));
     }
 
     #[test]

@@ -62,6 +62,44 @@ pub fn quote(text: &str) -> String {
     format!("{}...\" ({} bytes)", &shown[..shown.len() - 1], text.len())
 }
 
+/// Longest idempotency key (`request_id`) a game call accepts.
+pub const MAX_REQUEST_ID_BYTES: usize = 64;
+
+/// Reads a game call's idempotency key: `None` when empty, else 1 to
+/// [`MAX_REQUEST_ID_BYTES`] printable ASCII characters (no spaces).
+///
+/// ```
+/// use chess_proto::request_id_from_text;
+/// assert_eq!(request_id_from_text("request_id", "").unwrap(), None);
+/// assert_eq!(request_id_from_text("request_id", "k-1").unwrap().as_deref(), Some("k-1"));
+/// assert!(request_id_from_text("request_id", "two words").is_err());
+/// assert!(request_id_from_text("request_id", &"x".repeat(65)).is_err());
+/// ```
+pub fn request_id_from_text(field: &str, text: &str) -> Result<Option<String>, FieldViolation> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if text.len() > MAX_REQUEST_ID_BYTES || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(FieldViolation::new(
+            field,
+            format!(
+                "an idempotency key is 1 to {MAX_REQUEST_ID_BYTES} printable ASCII characters \
+                 without spaces (a UUID, say), not {}",
+                quote(text)
+            ),
+        ));
+    }
+    Ok(Some(text.to_owned()))
+}
+
+/// Gives a game call without an idempotency key a fresh one (a random UUID), so that it can
+/// be sent to a second replica without making a second event.
+pub fn ensure_request_id(request_id: &mut String) {
+    if request_id.is_empty() {
+        *request_id = uuid::Uuid::new_v4().to_string();
+    }
+}
+
 /// Any text (an error message that may quote bad input) cut to at most
 /// [`MAX_DESCRIPTION_BYTES`] plus a short note: its start and its end, with the number of
 /// bytes left out between them.

@@ -3,10 +3,12 @@
 //! touch-move (FIDE 4.3: a touched piece must be moved or captured, j'adoube excepted).
 //! [`crate::session::Session`] folds the `Foul` and `Touched` events through these.
 
-use chess_rules::{Color, DrawReason, Move, Outcome, Position, Square, WinReason};
+use chess_rules::{
+    CastlingSide, Color, DrawReason, Move, Outcome, Position, Role, Square, WinReason,
+};
 use serde::{Deserialize, Serialize};
 
-use crate::session::Session;
+use crate::session::{Event, Session, SessionError};
 
 /// What happens to an illegal move in a game (chosen at creation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +28,10 @@ impl ArbiterMode {
         *self == ArbiterMode::Reject
     }
 }
+
+/// At most this many touches (j'adoube included) during one move: each is a durable event
+/// that every later state of the move carries, and a board has at most 32 pieces to touch.
+pub const MAX_TOUCHES_PER_MOVE: usize = 32;
 
 /// Time the opponent gets for a first illegal move under FIDE 7.5.3.
 pub const FIDE_FOUL_BONUS_MS: i64 = 120_000;
@@ -80,11 +86,48 @@ pub struct TouchRecord {
 }
 
 impl Session {
-    /// Why `m` breaks touch-move (FIDE 4.3), if it does: a touched own piece that can move
+    /// The arbiter's rules for a new event: touch-move (FIDE 4.3 and 4.4) for a move and for
+    /// the move a draw claim declares, and the limit of touches per move. A stored event is
+    /// not held to them again when the log is replayed (it was accepted under the rules of
+    /// its day), so that these rules can grow without making old games unreadable.
+    pub fn check_arbiter(&self, ev: &Event) -> Result<(), SessionError> {
+        match ev {
+            Event::Move { uci, .. } | Event::DrawClaimed { uci: Some(uci), .. } => {
+                match self.position().parse_uci(uci) {
+                    Ok(m) => self
+                        .touch_violation(m)
+                        .map_or(Ok(()), |why| Err(SessionError::TouchMove(why))),
+                    // Session::check refuses it.
+                    Err(_) => Ok(()),
+                }
+            }
+            Event::Touched { .. } if self.touches.len() >= MAX_TOUCHES_PER_MOVE => {
+                Err(SessionError::Touch(format!(
+                    "at most {MAX_TOUCHES_PER_MOVE} touches per move: make the move"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Why `m` breaks touch-move, if it does. FIDE 4.3: a touched own piece that can move
     /// must be moved, a touched opponent's piece that can be captured must be captured, and
-    /// with one of each the capture with the touched piece comes first.
+    /// with one of each the capture with the touched piece comes first. FIDE 4.4: the king
+    /// and then a rook touched: castle on that side if legal, else another king move, else
+    /// any move; a rook and then the king touched: no castling on that side.
     pub fn touch_violation(&self, m: Move) -> Option<String> {
+        if let Some(verdict) = self.castling_touch(m) {
+            return verdict;
+        }
         let pos = self.position();
+        if let Some(rook) = self.rook_touched_before_king()
+            && m.castling_side() == Some(side_of_rook(pos, rook))
+        {
+            return Some(format!(
+                "touch-move (FIDE 4.4.2): you touched the rook on {rook} before your king: no \
+                 castling on that side this move"
+            ));
+        }
         let legal = pos.legal_moves();
         let us = self.turn();
         let captures = |mv: &Move, target: Square| {
@@ -155,6 +198,65 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// FIDE 4.4.1 and 4.4.3, when the side to move touched its king and then a rook: the
+    /// verdict on `m` (`Some(None)`: allowed), or `None` when 4.4 does not apply.
+    fn castling_touch(&self, m: Move) -> Option<Option<String>> {
+        let pos = self.position();
+        let us = self.turn();
+        let king = pos.king_of(us);
+        let own: Vec<&TouchRecord> = self.own_binding_touches().collect();
+        let k = own.iter().position(|t| t.square == king)?;
+        let rook = own[k + 1..]
+            .iter()
+            .find(|t| pos.role_at(t.square) == Some(Role::Rook))?
+            .square;
+        let side = side_of_rook(pos, rook);
+        let wing = match side {
+            CastlingSide::KingSide => "kingside",
+            CastlingSide::QueenSide => "queenside",
+        };
+        let legal = pos.legal_moves();
+        if let Some(castle) = legal.iter().find(|mv| mv.castling_side() == Some(side)) {
+            return Some((m != *castle).then(|| {
+                format!(
+                    "touch-move (FIDE 4.4.1): you touched your king and then the rook on {rook}: \
+                     castle {wing}"
+                )
+            }));
+        }
+        if legal.iter().any(|mv| mv.from() == king) {
+            return Some((m.from() != king).then(|| {
+                format!(
+                    "touch-move (FIDE 4.4.3): you touched your king and then the rook on {rook}, \
+                     but castling {wing} is not legal: make another move with the king"
+                )
+            }));
+        }
+        // The king has no legal move: any legal move may be made.
+        Some(None)
+    }
+
+    /// The rook the side to move touched before touching its king (FIDE 4.4.2), if any.
+    fn rook_touched_before_king(&self) -> Option<Square> {
+        let pos = self.position();
+        let king = pos.king_of(self.turn());
+        let own: Vec<&TouchRecord> = self.own_binding_touches().collect();
+        let k = own.iter().position(|t| t.square == king)?;
+        own[..k]
+            .iter()
+            .find(|t| pos.role_at(t.square) == Some(Role::Rook))
+            .map(|t| t.square)
+    }
+
+    /// The side to move's touches of its own pieces to move them (j'adoube aside), in order.
+    fn own_binding_touches(&self) -> impl Iterator<Item = &TouchRecord> {
+        let us = self.turn();
+        let pos = self.position();
+        self.touches
+            .iter()
+            .filter(move |t| !t.adjust && t.side == us && pos.color_at(t.square) == Some(us))
     }
 
     /// Whether one more foul by `side` ends the game (FIDE 7.5.5's second, or the third
@@ -233,6 +335,15 @@ impl Session {
     }
 }
 
+/// The castling side a rook on `rook` belongs to: the one towards its file from the king.
+fn side_of_rook(pos: &Position, rook: Square) -> CastlingSide {
+    if rook.file() > pos.king_of(pos.turn()).file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    }
+}
+
 /// `knight`, `bishop`, ... of the piece on `sq`.
 fn role_name(pos: &Position, sq: Square) -> &'static str {
     pos.role_at(sq).map_or("piece", |r| r.name())
@@ -261,6 +372,7 @@ mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: mode,
+            request_id: None,
         })
         .unwrap()
     }
@@ -271,6 +383,7 @@ mod tests {
             attempted: attempted.into(),
             reason: "king moved into check".into(),
             at_ms,
+            request_id: None,
             cannot_mate: None,
         }
     }
@@ -281,6 +394,7 @@ mod tests {
             square: square.into(),
             adjust,
             at_ms: 10,
+            request_id: None,
         }
     }
 
@@ -307,6 +421,7 @@ mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: ArbiterMode::ThreeStrikes,
+            request_id: None,
         };
         let text = serde_json::to_string(&fide).unwrap();
         assert!(
@@ -375,6 +490,7 @@ mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: ArbiterMode::ThreeStrikes,
+            request_id: None,
         }];
         let mut s = Session::create(&events[0]).unwrap();
         for ev in [
@@ -414,7 +530,7 @@ mod tests {
         // Touching the g1 knight: it must move.
         let mut s = arbiter_game(ArbiterMode::Reject, "", None);
         run(&mut s, touch(Side::White, "g1", false)).unwrap();
-        let err = s.check(&mv("e2e4", 20)).unwrap_err();
+        let err = s.check_new(&mv("e2e4", 20)).unwrap_err();
         assert!(
             matches!(&err, SessionError::TouchMove(m) if m.contains("FIDE 4.3.1") && m.contains("knight on g1")),
             "{err}"
@@ -431,7 +547,7 @@ mod tests {
         run(&mut s, mv("d2d4", 40)).unwrap();
         // Black touches white's d4 pawn, which e5 can capture: it must be captured.
         run(&mut s, touch(Side::Black, "d4", false)).unwrap();
-        let err = s.check(&mv("b8c6", 50)).unwrap_err();
+        let err = s.check_new(&mv("b8c6", 50)).unwrap_err();
         assert!(
             matches!(&err, SessionError::TouchMove(m) if m.contains("FIDE 4.3.2")),
             "{err}"
@@ -449,15 +565,131 @@ mod tests {
         // Own piece and opponent's piece: capture it with that piece when possible.
         run(&mut s, touch(Side::White, "f3", false)).unwrap();
         run(&mut s, touch(Side::White, "d4", false)).unwrap();
-        let err = s.check(&mv("f3g5", 60)).unwrap_err();
+        let err = s.check_new(&mv("f3g5", 60)).unwrap_err();
         assert!(
             matches!(&err, SessionError::TouchMove(m) if m.contains("FIDE 4.3.3")),
             "{err}"
         );
         assert!(matches!(
-            s.check(&mv("d1d4", 60)),
+            s.check_new(&mv("d1d4", 60)),
             Err(SessionError::TouchMove(_))
         ));
         run(&mut s, mv("f3d4", 60)).unwrap();
+    }
+
+    fn touch_move_error(s: &Session, uci: &str) -> String {
+        match s.check_new(&mv(uci, 20)) {
+            Err(SessionError::TouchMove(why)) => why,
+            other => panic!("{uci}: expected a touch-move refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn king_then_rook_must_castle_on_that_side_when_legal() {
+        // FIDE 4.4.1: king, then the h1 rook: O-O, nothing else.
+        let fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        run(&mut s, touch(Side::White, "h1", false)).unwrap();
+        for refused in ["e1f1", "e1d1", "e1c1", "h1g1"] {
+            let why = touch_move_error(&s, refused);
+            assert!(
+                why.contains("FIDE 4.4.1") && why.contains("castle kingside"),
+                "{why}"
+            );
+        }
+        run(&mut s, mv("e1g1", 20)).unwrap();
+        assert!(
+            s.position()
+                .fen()
+                .starts_with("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b")
+        );
+    }
+
+    #[test]
+    fn king_then_rook_without_a_legal_castling_means_a_king_move_or_any_move() {
+        // FIDE 4.4.3: castling kingside is illegal (f1 holds the bishop); the king can move
+        // (Kf2... no: f2 is a pawn; Kd2 is free), so another king move is due.
+        let fen = "4k3/8/8/8/8/8/3P1P2/R3KB1R w KQ - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        run(&mut s, touch(Side::White, "h1", false)).unwrap();
+        let why = touch_move_error(&s, "h1g1");
+        assert!(why.contains("FIDE 4.4.3"), "{why}");
+        // Castling with the other rook is a king move too.
+        s.check_new(&mv("e1c1", 20)).unwrap();
+        s.check_new(&mv("e1e2", 20)).unwrap();
+        // The king has no legal move at all: any legal move.
+        let fen = "4k3/8/8/8/8/8/3PPP2/3QKB1R w K - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        run(&mut s, touch(Side::White, "h1", false)).unwrap();
+        s.check_new(&mv("d2d4", 20)).unwrap();
+        s.check_new(&mv("h1g1", 20)).unwrap();
+    }
+
+    #[test]
+    fn rook_then_king_forbids_castling_on_that_side() {
+        // FIDE 4.4.2, a rook that can move: 4.3.1 makes it move; no castling on its side.
+        let fen = "4k3/8/8/8/8/8/PPPPPPPP/R3K2R w KQ - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "h1", false)).unwrap();
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        let why = touch_move_error(&s, "e1g1");
+        assert!(why.contains("FIDE 4.4.2"), "{why}");
+        s.check_new(&mv("h1g1", 20)).unwrap();
+        // A rook that cannot move (a knight and the pawns box it in): the king, touched
+        // next, must move (castling on the rook's side is illegal anyway).
+        let fen = "4k3/8/8/8/8/8/PPPPPPPP/RN2K2R w KQ - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "a1", false)).unwrap();
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        s.check_new(&mv("e1f1", 20)).unwrap();
+        s.check_new(&mv("e1g1", 20)).unwrap();
+        let fen = "4k3/8/8/8/8/8/PPPPPPPP/R3K1NR w KQ - 0 1";
+        let mut s = arbiter_game(ArbiterMode::Reject, fen, None);
+        run(&mut s, touch(Side::White, "h1", false)).unwrap();
+        run(&mut s, touch(Side::White, "e1", false)).unwrap();
+        s.check_new(&mv("e1d1", 20)).unwrap();
+        // Castling on the other side is a king move, and allowed.
+        s.check_new(&mv("e1c1", 20)).unwrap();
+    }
+
+    #[test]
+    fn a_claims_declared_move_obeys_touch_move() {
+        let mut s = arbiter_game(ArbiterMode::Reject, "", None);
+        for (i, uci) in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]
+            .into_iter()
+            .enumerate()
+        {
+            run(&mut s, mv(uci, i as u64)).unwrap();
+        }
+        run(&mut s, touch(Side::Black, "b8", false)).unwrap();
+        let claim = |uci: &str| Event::DrawClaimed {
+            side: Side::Black,
+            uci: Some(uci.into()),
+            at_ms: 30,
+            request_id: None,
+        };
+        assert!(
+            matches!(s.check_new(&claim("f6g8")), Err(SessionError::TouchMove(why)) if why.contains("knight on b8")),
+        );
+        // Replaying a stored claim does not hold it to touch-move again.
+        s.check(&claim("f6g8")).unwrap();
+    }
+
+    #[test]
+    fn touches_per_move_are_bounded() {
+        let mut s = arbiter_game(ArbiterMode::Reject, "", None);
+        for _ in 0..MAX_TOUCHES_PER_MOVE {
+            run(&mut s, touch(Side::White, "b1", true)).unwrap();
+        }
+        assert!(matches!(
+            s.check_new(&touch(Side::White, "b1", true)),
+            Err(SessionError::Touch(why)) if why.contains("at most 32 touches")
+        ));
+        // The move clears them.
+        run(&mut s, mv("e2e4", 30)).unwrap();
+        run(&mut s, touch(Side::Black, "b8", true)).unwrap();
     }
 }

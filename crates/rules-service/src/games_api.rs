@@ -16,6 +16,7 @@ use chess_proto::v1::{
 use chess_proto::{
     FieldViolation, color_from_proto, color_to_proto, draw_rule, game_uuid_from_text,
     move_from_text, move_to_proto, opening_to_proto, outcome_to_proto, position_from_fen,
+    request_id_from_text,
 };
 use chess_rules::{Color, Outcome, Position, WinReason};
 use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
@@ -24,7 +25,7 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};
 
 use crate::arbiter::ArbiterMode;
-use crate::session::{Event, Session, SessionError, Side};
+use crate::session::{Event, Session, SessionError, Side, check_player_name};
 use crate::store::{GameStore, StoreError};
 use crate::timecontrol::TimeControl;
 use crate::{GameId, Limits};
@@ -43,6 +44,9 @@ pub(crate) struct Live {
     generation: u64,
     /// When a call last used the game (for evicting idle games from memory).
     pub(crate) last_used: std::time::Instant,
+    /// A write's outcome was unknown: the store may hold events this copy lacks, so it is
+    /// read again before the next use.
+    unconfirmed: bool,
 }
 
 impl Live {
@@ -53,6 +57,7 @@ impl Live {
             events,
             generation: 0,
             last_used: std::time::Instant::now(),
+            unconfirmed: false,
         }
     }
 }
@@ -112,8 +117,21 @@ fn store_status(e: StoreError) -> Status {
             "{e}: the game changed meanwhile (another replica?): reload it and retry"
         )),
         StoreError::Corrupt(_) | StoreError::Damaged(_) => Status::data_loss(e.to_string()),
-        _ => Status::unavailable(format!("the move was not stored: {e}")),
+        // Sent but not confirmed: saying it failed could be untrue.
+        StoreError::Unconfirmed(_) => Status::unavailable(format!(
+            "outcome unknown: {e}. The change may or may not have been recorded: GetGame shows \
+             the game as it stands, and the same call with the same request_id is safe to send \
+             again (the gateway adds a request_id when the call has none)"
+        )),
+        StoreError::Backend(_) | StoreError::Exists(_) => {
+            Status::unavailable(format!("nothing was changed: {e}"))
+        }
     }
+}
+
+/// The call's idempotency key.
+fn request_key(text: &str) -> Result<Option<String>, Status> {
+    Ok(request_id_from_text("request_id", text)?)
 }
 
 fn parse_id(text: &str) -> Result<GameId, Status> {
@@ -460,9 +478,13 @@ impl GamesApi {
             let session = Session::replay(&events).map_err(session_status)?;
             slot.live = Some(Live::new(session));
             self.arm_flag_timer(id, &slot);
-        } else if self.inner.store.shared() {
-            // Another replica may have changed the game since it was cached.
+        } else if self.inner.store.shared() || slot.live.as_ref().is_some_and(|l| l.unconfirmed) {
+            // Another replica may have changed the game since it was cached, or a write whose
+            // outcome was unknown may have reached the store.
             self.refresh(id, &mut slot).await?;
+            if let Some(live) = slot.live.as_mut() {
+                live.unconfirmed = false;
+            }
         }
         if let Some(live) = slot.live.as_mut() {
             live.last_used = std::time::Instant::now();
@@ -539,7 +561,7 @@ impl GamesApi {
             .live
             .as_mut()
             .ok_or_else(|| Status::internal("game not loaded"))?;
-        live.session.check(&ev).map_err(session_status)?;
+        live.session.check_new(&ev).map_err(session_status)?;
         // The winnability analysis decides dead positions and flag falls before the event is
         // stored; the full analysis (a flag, a losing foul) runs off the executor.
         let ev = if live.session.judges_at_length(&ev) {
@@ -561,10 +583,17 @@ impl GamesApi {
                 .await
                 .map_err(|e| Status::unavailable(e.to_string()))?;
         if let Err(e) = appended {
+            if let StoreError::Unconfirmed(_) = e {
+                live.unconfirmed = true;
+            }
             if let StoreError::Conflict { .. } = e {
                 // Another replica stored an event first: catch up, and say what changed.
                 let before = live.session.ply();
                 self.refresh(id, slot).await?;
+                // It may be this very call, sent before to a replica that failed to answer.
+                if let Some(state) = self.already_done(id, slot, ev.request_id()) {
+                    return Ok(state);
+                }
                 let now = slot.live.as_ref().map_or(before, |l| l.session.ply());
                 if matches!(ev, Event::Move { .. }) && now != before {
                     return Err(session_status(SessionError::StalePly {
@@ -629,6 +658,18 @@ impl GamesApi {
         self.slot(id).await.map(drop)
     }
 
+    /// The game as it stands when it already holds the event of the call with idempotency
+    /// key `key`: the call was sent again (a retry after an unknown outcome), and makes no
+    /// second event.
+    fn already_done(&self, id: GameId, slot: &Slot, key: Option<&str>) -> Option<GameState> {
+        let (live, key) = (slot.live.as_ref()?, key?);
+        if !live.session.request_ids.contains(key) {
+            return None;
+        }
+        tracing::info!(%id, key, "a call sent again found its event: no second one");
+        Some(state_of(id, &live.session, now_ms()))
+    }
+
     fn state(&self, id: GameId, slot: &Slot) -> Result<GameState, Status> {
         let live = slot
             .live
@@ -651,16 +692,11 @@ impl GameService for GamesApi {
         let start = position_from_fen("start_fen", &req.start_fen)?;
         let time_control = tc_from_request(&req)?;
         for (field, name) in [("white", &req.white), ("black", &req.black)] {
-            if name.chars().count() > 100 || name.chars().any(char::is_control) {
-                return Err(FieldViolation::new(
-                    field,
-                    "player names are at most 100 printable characters",
-                )
-                .into());
-            }
+            check_player_name(name).map_err(|e| FieldViolation::new(field, e))?;
         }
         let illegal_moves = mode_from_proto(req.illegal_moves)?;
-        let id = GameId::new();
+        let key = request_key(&req.request_id)?;
+        let id = key.as_deref().map_or_else(GameId::new, GameId::for_request);
         let ev = Event::Created {
             start_fen: start.fen(),
             time_control,
@@ -668,13 +704,31 @@ impl GameService for GamesApi {
             black: req.black,
             at_ms: now_ms(),
             illegal_moves,
+            request_id: key.clone(),
         };
         let session = Session::create(&ev).map_err(session_status)?;
         let store = self.inner.store.clone();
-        tokio::task::spawn_blocking(move || store.create(id, &ev))
+        let created = tokio::task::spawn_blocking(move || store.create(id, &ev))
             .await
-            .map_err(|e| Status::unavailable(e.to_string()))?
-            .map_err(store_status)?;
+            .map_err(|e| Status::unavailable(e.to_string()))?;
+        match created {
+            Ok(()) => {}
+            // Sent again: the game the first call created.
+            Err(StoreError::Exists(_)) if key.is_some() => {
+                let slot = self.slot(id).await?;
+                return self
+                    .already_done(id, &slot, key.as_deref())
+                    .map(Response::new)
+                    .ok_or_else(|| {
+                        FieldViolation::new(
+                            "request_id",
+                            "this key named another CreateGame call: use a new key per game",
+                        )
+                        .into_status_with(Code::AlreadyExists)
+                    });
+            }
+            Err(e) => return Err(store_status(e)),
+        }
         self.inner.created.inc();
         let state = state_of(id, &session, now_ms());
         let slot = Slot {
@@ -708,7 +762,11 @@ impl GameService for GamesApi {
         if req.r#move.len() > 32 {
             return Err(FieldViolation::new("move", "a move is at most 32 bytes").into());
         }
+        let key = request_key(&req.request_id)?;
         let mut slot = self.slot(id).await?;
+        if let Some(state) = self.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
         let live = slot
             .live
             .as_ref()
@@ -747,18 +805,33 @@ impl GameService for GamesApi {
             Ok(m) => m,
             Err(refused) => {
                 // Under an arbiter mode an illegal move that names a piece and a square is a
-                // foul: recorded, penalised, the position unchanged.
+                // foul: recorded, penalised, the position unchanged. Under three strikes only
+                // the king moved onto an attacked square is (送王); other illegal moves are
+                // refused as in a game without an arbiter.
                 let attempt = (s.mode != ArbiterMode::Reject)
                     .then(|| chess_knowledge::illegal_attempt(s.position(), &req.r#move))
                     .flatten();
                 let Some(attempt) = attempt else {
                     return Err(refused.into());
                 };
+                if s.mode == ArbiterMode::ThreeStrikes && !attempt.king_into_attack {
+                    return Err(FieldViolation::new(
+                        "move",
+                        format!(
+                            "illegal move {}: {}. Refused, not a foul: under three strikes only \
+                             a king moved onto an attacked square counts",
+                            chess_proto::quote(req.r#move.trim()),
+                            attempt.reason
+                        ),
+                    )
+                    .into());
+                }
                 let ev = Event::Foul {
                     side: Side::from(s.turn()),
                     attempted: req.r#move.trim().to_owned(),
                     reason: attempt.reason,
                     at_ms: now_ms(),
+                    request_id: key,
                     cannot_mate: None,
                 };
                 return self
@@ -776,6 +849,7 @@ impl GameService for GamesApi {
             uci: m.to_string(),
             offer_draw: req.offer_draw,
             at_ms: now_ms(),
+            request_id: key,
             dead: None,
         };
         self.commit(id, &mut slot, ev, kind)
@@ -860,10 +934,15 @@ impl GameService for GamesApi {
         let req = request.into_inner();
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
+        let key = request_key(&req.request_id)?;
         let mut slot = self.slot(id).await?;
+        if let Some(state) = self.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
         let ev = Event::Resigned {
             side: side.into(),
             at_ms: now_ms(),
+            request_id: key,
         };
         self.commit(id, &mut slot, ev, Kind::GameOver)
             .await
@@ -878,11 +957,16 @@ impl GameService for GamesApi {
         let req = request.into_inner();
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
+        let key = request_key(&req.request_id)?;
         let mut slot = self.slot(id).await?;
+        if let Some(state) = self.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
         let ev = Event::DrawAnswered {
             side: side.into(),
             accept: req.accept,
             at_ms: now_ms(),
+            request_id: key,
         };
         let kind = if req.accept {
             Kind::GameOver
@@ -913,12 +997,17 @@ impl GameService for GamesApi {
             )
             .into());
         }
+        let key = request_key(&req.request_id)?;
         let mut slot = self.slot(id).await?;
+        if let Some(state) = self.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
         let ev = Event::Touched {
             side: side.into(),
             square,
             adjust: req.adjust,
             at_ms: now_ms(),
+            request_id: key,
         };
         self.commit(id, &mut slot, ev, Kind::Touch)
             .await
@@ -933,7 +1022,11 @@ impl GameService for GamesApi {
         let req = request.into_inner();
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
+        let key = request_key(&req.request_id)?;
         let mut slot = self.slot(id).await?;
+        if let Some(state) = self.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
         let uci = if req.r#move.trim().is_empty() {
             None
         } else {
@@ -947,6 +1040,7 @@ impl GameService for GamesApi {
             side: side.into(),
             uci,
             at_ms: now_ms(),
+            request_id: key,
         };
         self.commit(id, &mut slot, ev, Kind::GameOver)
             .await

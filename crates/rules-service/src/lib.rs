@@ -30,8 +30,8 @@ use std::time::Duration;
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{
-    CommonArgs, DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
-    serve_until_stopped,
+    CommonArgs, DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown,
+    Startup, serve_until_stopped,
 };
 use tonic::codec::CompressionEncoding;
 
@@ -69,6 +69,16 @@ impl GameId {
 
     pub fn from_u128(v: u128) -> GameId {
         GameId(uuid::Uuid::from_u128(v))
+    }
+
+    /// The id of the game a CreateGame with idempotency key `key` makes: the same key, the
+    /// same game (a version-8 UUID from the key's SHA-256), so the call can be sent again.
+    pub fn for_request(key: &str) -> GameId {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("chess-game/{key}").as_bytes());
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        GameId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
     }
 }
 
@@ -304,14 +314,16 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         metrics_listen: config.common.metrics_listen,
         serving: &["chess.v1.RulesService", "chess.v1.GameService"],
         not_serving: &[],
+        connections: config.common.connection_limits(),
     };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
     // Startup::serve, with the health reporter kept for the store's damage.
     let started = startup.start(&metrics, &shutdown).await?;
     report_store_damage(store, started.health.clone());
     let stop = shutdown.clone();
-    let server = tonic::transport::Server::builder()
+    let server = chess_service_kit::grpc_server(&startup.connections)
         .layer(GrpcMetricsLayer::new(metrics))
+        .layer(FramingErrorsLayer)
         .layer(DeadlineLayer)
         .add_routes(started.routes.add_service(rules).add_service(games))
         .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });

@@ -3,6 +3,8 @@
 //! same state, clocks and all. [`Session::check`] decides whether an event may happen;
 //! [`Session::apply`] makes it happen and cannot fail after a successful check.
 
+use std::collections::HashSet;
+
 use chess_knowledge::{Limits, Verdict, winnability};
 use chess_rules::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, Square, WinReason};
 use serde::{Deserialize, Serialize};
@@ -37,7 +39,9 @@ impl From<Color> for Side {
 }
 
 /// Everything that can happen to a game, with the server time (ms since the Unix epoch)
-/// at which it was accepted.
+/// at which it was accepted. An event a caller asked for keeps the call's idempotency key
+/// (`request_id`), so that the call sent again (a retry after an unknown outcome) finds its
+/// event and makes no second one; logs written before keys read as keyless.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -50,11 +54,17 @@ pub enum Event {
         /// Absent in logs written before arbiter modes: those games refuse illegal moves.
         #[serde(default, skip_serializing_if = "ArbiterMode::is_reject")]
         illegal_moves: ArbiterMode,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     Move {
         uci: String,
         offer_draw: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
         /// The move leaves a dead position (FIDE 5.2.2): neither side can mate by any series
         /// of legal moves, as the winnability analysis proved when the move was made; the
         /// reason. The decision is stored, not recomputed, so that a game replays as it was
@@ -66,15 +76,24 @@ pub enum Event {
         side: Side,
         accept: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     Resigned {
         side: Side,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     DrawClaimed {
         side: Side,
         uci: Option<String>,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
     FlagFell {
         side: Side,
@@ -93,6 +112,9 @@ pub enum Event {
         attempted: String,
         reason: String,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
         /// When this foul's penalty would lose the game: the reason the opponent cannot mate
         /// by any series of legal moves (a draw instead), as for [`Event::FlagFell`].
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +126,9 @@ pub enum Event {
         square: String,
         adjust: bool,
         at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
     },
 }
 
@@ -179,6 +204,8 @@ pub struct Session {
     pub fouls: Vec<FoulRecord>,
     /// Touches of the move in progress (cleared by the move).
     pub touches: Vec<TouchRecord>,
+    /// The idempotency keys of the calls whose events this game holds.
+    pub request_ids: HashSet<String>,
 }
 
 /// The reason the position is dead (neither side can mate), by the quick analysis.
@@ -186,16 +213,49 @@ pub fn dead_reason(pos: &Position) -> Option<String> {
     winnability(pos, &Limits::quick()).dead_reason()
 }
 
-fn at_of(ev: &Event) -> u64 {
-    match *ev {
-        Event::Created { at_ms, .. }
-        | Event::Move { at_ms, .. }
-        | Event::DrawAnswered { at_ms, .. }
-        | Event::Resigned { at_ms, .. }
-        | Event::DrawClaimed { at_ms, .. }
-        | Event::FlagFell { at_ms, .. }
-        | Event::Foul { at_ms, .. }
-        | Event::Touched { at_ms, .. } => at_ms,
+/// Longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Whether a player name may be stored (by CreateGame or an import): at most
+/// [`MAX_NAME_CHARS`] characters, none of them a control character (a line break would break
+/// the PGN export).
+pub fn check_player_name(name: &str) -> Result<(), String> {
+    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(format!(
+            "player names are at most {MAX_NAME_CHARS} printable characters, not {}",
+            chess_proto::quote(name)
+        ));
+    }
+    Ok(())
+}
+
+impl Event {
+    /// When the event was accepted (ms since the Unix epoch).
+    pub fn at_ms(&self) -> u64 {
+        match *self {
+            Event::Created { at_ms, .. }
+            | Event::Move { at_ms, .. }
+            | Event::DrawAnswered { at_ms, .. }
+            | Event::Resigned { at_ms, .. }
+            | Event::DrawClaimed { at_ms, .. }
+            | Event::FlagFell { at_ms, .. }
+            | Event::Foul { at_ms, .. }
+            | Event::Touched { at_ms, .. } => at_ms,
+        }
+    }
+
+    /// The idempotency key of the call that made this event, if it had one.
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Event::Created { request_id, .. }
+            | Event::Move { request_id, .. }
+            | Event::DrawAnswered { request_id, .. }
+            | Event::Resigned { request_id, .. }
+            | Event::DrawClaimed { request_id, .. }
+            | Event::Foul { request_id, .. }
+            | Event::Touched { request_id, .. } => request_id.as_deref(),
+            Event::FlagFell { .. } => None,
+        }
     }
 }
 
@@ -209,6 +269,7 @@ impl Session {
             black,
             at_ms,
             illegal_moves,
+            request_id,
         } = ev
         else {
             return Err(SessionError::Corrupt(
@@ -220,6 +281,14 @@ impl Session {
         } else {
             Position::from_fen(start_fen).map_err(|e| SessionError::Corrupt(e.to_string()))?
         };
+        if time_control
+            .as_ref()
+            .is_some_and(|tc| tc.periods.is_empty())
+        {
+            return Err(SessionError::Corrupt(
+                "a time control without periods".into(),
+            ));
+        }
         let clock = time_control.as_ref().map(|tc| {
             let base = tc.periods[0].base_ms as i64;
             Clock {
@@ -250,6 +319,7 @@ impl Session {
             mode: *illegal_moves,
             fouls: Vec::new(),
             touches: Vec::new(),
+            request_ids: request_id.iter().cloned().collect(),
         };
         if s.outcome.is_some() {
             s.stop_clock();
@@ -342,8 +412,16 @@ impl Session {
             .map_err(|e| SessionError::IllegalMove(e.to_string()))
     }
 
+    /// Whether a new event `ev` may happen now: [`Session::check`] and the arbiter's rules
+    /// ([`Session::check_arbiter`]).
+    pub fn check_new(&self, ev: &Event) -> Result<(), SessionError> {
+        self.check(ev)?;
+        self.check_arbiter(ev)
+    }
+
     /// Whether `ev` may happen now (the caller has already recorded any flag that fell
-    /// before `ev`'s time).
+    /// before `ev`'s time). A stored event replayed passes this check; a new one passes
+    /// [`Session::check_new`].
     pub fn check(&self, ev: &Event) -> Result<(), SessionError> {
         match ev {
             Event::Created { .. } => Err(SessionError::Corrupt("a second `created` event".into())),
@@ -360,9 +438,6 @@ impl Session {
                     return Err(SessionError::IllegalMove(
                         "a null move cannot be played in a game".into(),
                     ));
-                }
-                if let Some(why) = self.touch_violation(m) {
-                    return Err(SessionError::TouchMove(why));
                 }
                 if *offer_draw {
                     let turn = self.turn();
@@ -389,7 +464,9 @@ impl Session {
                 self.ensure_turn(side)
             }
             Event::Resigned { .. } => self.ensure_running(),
-            Event::DrawClaimed { side, uci, at_ms } => {
+            Event::DrawClaimed {
+                side, uci, at_ms, ..
+            } => {
                 self.ensure_running()?;
                 self.check_time(*at_ms)?;
                 self.ensure_turn(Color::from(*side))?;
@@ -470,54 +547,31 @@ impl Session {
     /// move), and whether the opponent of a side whose flag fell, or whose foul would lose,
     /// can still mate (full mode; an undetermined answer leaves it to material, as before,
     /// and is logged). The decision travels in the event, so replaying never recomputes it.
-    pub fn judge(&self, ev: Event) -> Event {
-        match ev {
-            Event::Move {
-                uci,
-                offer_draw,
-                at_ms,
-                dead: _,
-            } => {
+    pub fn judge(&self, mut ev: Event) -> Event {
+        match &mut ev {
+            Event::Move { uci, dead, .. } => {
                 let after = self
                     .position()
-                    .parse_uci(&uci)
+                    .parse_uci(uci)
                     .ok()
                     .and_then(|m| self.position().play(m).ok());
-                let dead = after.and_then(|p| dead_reason(&p));
-                Event::Move {
-                    uci,
-                    offer_draw,
-                    at_ms,
-                    dead,
-                }
+                *dead = after.and_then(|p| dead_reason(&p));
             }
-            Event::FlagFell { side, at_ms, .. } => Event::FlagFell {
-                side,
-                at_ms,
-                cannot_mate: self.cannot_mate(!Color::from(side), "flag fall"),
-            },
+            Event::FlagFell {
+                side, cannot_mate, ..
+            } => *cannot_mate = self.cannot_mate(!Color::from(*side), "flag fall"),
             Event::Foul {
-                side,
-                attempted,
-                reason,
-                at_ms,
-                ..
+                side, cannot_mate, ..
             } => {
-                let cannot_mate = if self.foul_ends_game(Color::from(side)) {
-                    self.cannot_mate(!Color::from(side), "illegal moves")
+                *cannot_mate = if self.foul_ends_game(Color::from(*side)) {
+                    self.cannot_mate(!Color::from(*side), "illegal moves")
                 } else {
                     None
                 };
-                Event::Foul {
-                    side,
-                    attempted,
-                    reason,
-                    at_ms,
-                    cannot_mate,
-                }
             }
-            other => other,
+            _ => {}
         }
+        ev
     }
 
     /// The reason `winner` cannot mate here, by the full analysis; `None` when it can or
@@ -543,7 +597,10 @@ impl Session {
     /// Applies an event that passed [`Session::check`].
     pub fn apply(&mut self, ev: &Event) {
         self.events += 1;
-        let at = at_of(ev);
+        if let Some(key) = ev.request_id() {
+            self.request_ids.insert(key.to_owned());
+        }
+        let at = ev.at_ms();
         match ev {
             Event::Created { .. } => {}
             Event::Move {
@@ -728,6 +785,7 @@ pub(crate) mod tests {
             black: "B".into(),
             at_ms: 1_000,
             illegal_moves: ArbiterMode::Reject,
+            request_id: None,
         }
     }
 
@@ -736,6 +794,7 @@ pub(crate) mod tests {
             uci: uci.into(),
             offer_draw: false,
             at_ms,
+            request_id: None,
             dead: None,
         }
     }
@@ -745,12 +804,13 @@ pub(crate) mod tests {
             uci: uci.into(),
             offer_draw: true,
             at_ms,
+            request_id: None,
             dead: None,
         }
     }
 
     pub(crate) fn run(s: &mut Session, ev: Event) -> Result<(), SessionError> {
-        s.check(&ev)?;
+        s.check_new(&ev)?;
         s.apply(&ev);
         Ok(())
     }
@@ -812,6 +872,7 @@ pub(crate) mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: ArbiterMode::Reject,
+            request_id: None,
         };
         let mut s = Session::create(&ev).unwrap();
         run(&mut s, mv("e8d7", 0)).unwrap();
@@ -844,7 +905,8 @@ pub(crate) mod tests {
             s.check(&Event::DrawAnswered {
                 side: Side::White,
                 accept: true,
-                at_ms: 2
+                at_ms: 2,
+                request_id: None,
             }),
             Err(SessionError::NoDrawOffer(Color::White))
         );
@@ -854,6 +916,7 @@ pub(crate) mod tests {
                 side: Side::Black,
                 accept: false,
                 at_ms: 2,
+                request_id: None,
             },
         )
         .unwrap();
@@ -882,6 +945,7 @@ pub(crate) mod tests {
                 side: Side::Black,
                 accept: true,
                 at_ms: 9,
+                request_id: None,
             },
         )
         .unwrap();
@@ -909,6 +973,7 @@ pub(crate) mod tests {
             side: Side::Black,
             uci: None,
             at_ms: t,
+            request_id: None,
         };
         assert!(matches!(s.check(&claim), Err(SessionError::NoClaim(_))));
         // By declaring f6g8 black claims the third occurrence.
@@ -916,12 +981,14 @@ pub(crate) mod tests {
             side: Side::Black,
             uci: Some("f6g8".into()),
             at_ms: t + 100,
+            request_id: None,
         };
         assert!(matches!(
             s.check(&Event::DrawClaimed {
                 side: Side::White,
                 uci: None,
-                at_ms: t
+                at_ms: t,
+                request_id: None,
             }),
             Err(SessionError::NotYourTurn { .. })
         ));
@@ -936,7 +1003,8 @@ pub(crate) mod tests {
         assert!(matches!(
             s.check(&Event::Resigned {
                 side: Side::White,
-                at_ms: t
+                at_ms: t,
+                request_id: None,
             }),
             Err(SessionError::GameOver(_))
         ));
@@ -960,6 +1028,7 @@ pub(crate) mod tests {
             Event::Resigned {
                 side: Side::Black,
                 at_ms: 1,
+                request_id: None,
             },
         )
         .unwrap();
@@ -980,6 +1049,7 @@ pub(crate) mod tests {
             black: String::new(),
             at_ms: 0,
             illegal_moves: mode,
+            request_id: None,
         }
     }
 
@@ -1083,6 +1153,7 @@ pub(crate) mod tests {
             reason: "no black piece can move there".into(),
             at_ms,
             cannot_mate: None,
+            request_id: None,
         };
         let first = s.judge(foul(1));
         assert!(matches!(

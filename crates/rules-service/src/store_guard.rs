@@ -63,6 +63,15 @@ impl GameStore for GuardedStore {
         self.guard(|| self.inner.create(id, first))
     }
 
+    fn create_with_log(
+        &self,
+        id: GameId,
+        events: &[Event],
+        flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        self.guard(|| self.inner.create_with_log(id, events, flag_deadline_ms))
+    }
+
     fn append(
         &self,
         id: GameId,
@@ -118,6 +127,14 @@ mod tests {
     impl GameStore for Broken {
         fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
             self.0.create(id, first)
+        }
+        fn create_with_log(
+            &self,
+            id: GameId,
+            events: &[Event],
+            deadline: Option<u64>,
+        ) -> Result<(), StoreError> {
+            self.0.create_with_log(id, events, deadline)
         }
         fn append(
             &self,

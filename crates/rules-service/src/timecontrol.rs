@@ -23,6 +23,9 @@ pub const MAX_PERIODS: usize = 8;
 /// No period longer than a day, no increment longer than an hour.
 pub const MAX_BASE_MS: u64 = 24 * 3600 * 1000;
 pub const MAX_INCREMENT_MS: u64 = 3600 * 1000;
+/// The first period gives at least a second: less is over before a move can reach the
+/// server, so the first side to move would lose on time with nothing it could do.
+pub const MIN_FIRST_BASE_MS: u64 = 1000;
 
 impl TimeControl {
     /// Reads `5+3`, `0.5+0`, `90+30`, `40/90+30:30+30` (minutes, then seconds).
@@ -100,6 +103,13 @@ impl TimeControl {
                      before its first increment: give some minutes, like 1+1 or 0.5+1"
                         .into(),
                 );
+            }
+            if i == 0 && p.base_ms < MIN_FIRST_BASE_MS {
+                return Err(format!(
+                    "the first period gives {} ms, less than the minimum of {MIN_FIRST_BASE_MS} ms \
+                     (1 second): such a game is lost on time before a move can arrive",
+                    p.base_ms
+                ));
             }
             if i + 1 < periods.len() && p.moves == 0 {
                 return Err(format!(
@@ -200,5 +210,24 @@ mod tests {
         // A later period may add only an increment: the clock carries over.
         assert!(TimeControl::parse("40/90+30:0+30").is_ok());
         assert!(TimeControl::parse("0.1+1").is_ok());
+    }
+
+    /// `0.0001+1` is 6 ms: black lost on time before its first move could arrive.
+    #[test]
+    fn first_period_gives_at_least_a_second() {
+        for text in ["0.0001+1", "0.0001+0", "0.01+0", "40/0.016+30:30+30"] {
+            let e = TimeControl::parse(text).unwrap_err();
+            assert!(e.contains("minimum of 1000 ms"), "{text}: {e}");
+        }
+        let e = TimeControl::new(vec![Period {
+            moves: 0,
+            base_ms: 999,
+            increment_ms: 0,
+        }])
+        .unwrap_err();
+        assert!(e.contains("999 ms"), "{e}");
+        assert!(TimeControl::parse("0.017+0").is_ok(), "1,020 ms is enough");
+        // A later period may be short: the clock carries over.
+        assert!(TimeControl::parse("40/1+0:0.001+0").is_ok());
     }
 }

@@ -175,6 +175,57 @@ impl SearchApi {
     }
 }
 
+/// Positions of a reviewed game searched in a row with one fresh table: a fixed split of the
+/// game, so that a review is the same whichever workers take part and whichever is free first.
+const REVIEW_CHUNK: usize = 16;
+
+impl SearchApi {
+    /// Runs `chunks` of searches on the pool, each chunk in order on one worker with a fresh
+    /// table of `table_mb` and the engine's histories cleared, calling `done` after each search
+    /// (false stops the chunk). Unlike [`SearchApi::spread`] no two chunks share anything, so
+    /// with one thread per search every result depends only on its chunk: the same input gives
+    /// the same results.
+    fn spread_chunks<T, F>(
+        &self,
+        chunks: VecDeque<Vec<(T, SearchJob)>>,
+        table_mb: usize,
+        cancel: &Cancel,
+        done: F,
+    ) -> Result<(), Status>
+    where
+        T: Send + 'static,
+        F: Fn(T, &SearchJob, SearchResult) -> bool + Clone + Send + 'static,
+    {
+        let permit = Arc::new(self.pool.admit()?);
+        let workers = self.parallelism(chunks.len());
+        let chunks = Arc::new(Mutex::new(chunks));
+        for _ in 0..workers {
+            let (chunks, cancel, permit, done) =
+                (chunks.clone(), cancel.clone(), permit.clone(), done.clone());
+            let metrics = self.pool.metrics.clone();
+            self.pool.submit(Box::new(move |e: &mut Engines| {
+                let _permit = permit;
+                let own = e.main.table();
+                'chunks: loop {
+                    let next = chunks.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                    let Some(chunk) = next else { break };
+                    e.main
+                        .use_table(Arc::new(TranspositionTable::new(table_mb)));
+                    e.main.new_game();
+                    for (item, job) in chunk {
+                        let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
+                        if searched.cancelled || !done(item, &job, searched.result) {
+                            break 'chunks;
+                        }
+                    }
+                }
+                e.main.use_table(own);
+            }))?;
+        }
+        Ok(())
+    }
+}
+
 #[tonic::async_trait]
 impl AnalysisService for SearchApi {
     async fn analyze(
@@ -378,9 +429,10 @@ impl AnalysisService for SearchApi {
         positions.push(pos);
         let mut values: Vec<Option<PositionValue>> =
             positions.iter().map(PositionValue::terminal).collect();
-        // Walk the game backwards, as batch analysis does: later positions fill the shared
-        // table with what the earlier ones will need.
-        let work: VecDeque<(usize, SearchJob)> = (0..positions.len())
+        // Walk the game backwards in fixed chunks, each with a table of its own: later
+        // positions fill the table with what the earlier ones will need, and no chunk depends
+        // on another's timing.
+        let work: Vec<(usize, SearchJob)> = (0..positions.len())
             .rev()
             .filter(|&i| values[i].is_none())
             .map(|i| {
@@ -393,14 +445,19 @@ impl AnalysisService for SearchApi {
                 (i, job)
             })
             .collect();
+        let total = work.len();
+        let mut chunks: VecDeque<Vec<(usize, SearchJob)>> = VecDeque::new();
+        let mut work = work.into_iter().peekable();
+        while work.peek().is_some() {
+            chunks.push_back(work.by_ref().take(REVIEW_CHUNK).collect());
+        }
         let started = Instant::now();
         let cancel = Cancel::new();
         let guard = cancel.guard();
-        let total = work.len();
         let (tx, mut rx) = mpsc::unbounded_channel();
-        self.spread(
-            work,
-            Some(self.limits.hash_mb),
+        self.spread_chunks(
+            chunks,
+            self.limits.hash_mb,
             &cancel,
             move |index: usize, _, result| {
                 let nodes = result.lines.first().map_or(0, |l| l.nodes);

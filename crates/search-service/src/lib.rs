@@ -198,6 +198,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         metrics_listen: config.common.metrics_listen,
         serving: &["chess.v1.AnalysisService"],
         not_serving: &[],
+        connections: config.common.connection_limits(),
     };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
     startup

@@ -2,14 +2,19 @@
 //!
 //! What every chess service shares: command-line/environment configuration, tracing, gRPC
 //! health and reflection, Prometheus metrics on a separate port, graceful shutdown on
-//! SIGTERM/SIGINT, and the announcement line tests and `chess up` read to find the ports.
+//! SIGTERM/SIGINT, the announcement line tests and `chess up` read to find the ports, the
+//! listener that bounds what idle and hostile connections can hold (first-byte and idle
+//! timeouts, keepalive PINGs, a cap per client address, an accept loop that waits when out
+//! of descriptors), and `INVALID_ARGUMENT` for broken gRPC framing.
 
 #![forbid(unsafe_code)]
 
 mod compression;
 mod config;
+mod connections;
 mod deadline;
 mod error;
+mod framing;
 mod metrics;
 mod server;
 mod shutdown;
@@ -17,8 +22,13 @@ mod telemetry;
 
 pub use compression::{GZIP_MIN_BYTES, gzip_if_large};
 pub use config::{CommonArgs, LogFormat};
+pub use connections::{
+    Connection, ConnectionLimits, Incoming, OpenCallsLayer, OpenCallsService, Peer, grpc_server,
+    remote_addr,
+};
 pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
+pub use framing::{FramingErrors, FramingErrorsLayer};
 pub use metrics::{GrpcMetricsLayer, Metrics};
 pub use server::{Started, Startup};
 pub use shutdown::{Shutdown, serve_until_stopped};

@@ -2,18 +2,20 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use futures::StreamExt;
 use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tonic::service::Routes;
-use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
+use tonic::transport::server::Connected;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-use crate::{DeadlineLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, serve_until_stopped};
+use crate::{
+    ConnectionLimits, DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Incoming, Metrics,
+    ServeError, Shutdown, grpc_server, serve_until_stopped,
+};
 
 /// What a service serves and where: the start-up every service shares.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +30,8 @@ pub struct Startup<'a> {
     pub serving: &'a [&'a str],
     /// The gRPC services health reports NOT_SERVING (known, but not available here).
     pub not_serving: &'a [&'a str],
+    /// Timeouts, keepalive and the per-address cap of the gRPC listener's connections.
+    pub connections: ConnectionLimits,
 }
 
 /// A service after [`Startup::start`]: bound, metrics served, announced; gRPC not served yet.
@@ -38,8 +42,9 @@ pub struct Started {
     /// The metrics address actually bound.
     pub metrics_addr: SocketAddr,
     /// The gRPC listener's connections, with TCP_NODELAY (small gRPC frames must not wait for
-    /// delayed ACKs) and keepalive probes.
-    pub incoming: TcpIncoming,
+    /// delayed ACKs), keepalive probes, and the limits of [`Startup::connections`]; serve them
+    /// with a server from [`grpc_server`], which counts each connection's calls.
+    pub incoming: Incoming,
     /// Changes the services' health from here on.
     pub health: HealthReporter,
     /// gRPC health and reflection, to which the service adds its own services.
@@ -57,19 +62,15 @@ impl Startup<'_> {
         shutdown: &Shutdown,
     ) -> Result<Started, ServeError> {
         let (health, routes) = health_and_reflection(self.serving, self.not_serving).await?;
-        let listener =
-            TcpListener::bind(self.listen)
-                .await
-                .map_err(|source| ServeError::Listen {
-                    addr: self.listen,
-                    source,
-                })?;
-        let addr = listener.local_addr().map_err(ServeError::BoundAddr)?;
-        let incoming = TcpIncoming::from(listener)
-            .with_nodelay(Some(true))
-            .with_keepalive(Some(Duration::from_secs(60)));
-        let metrics_addr =
-            serve_metrics(self.metrics_listen, metrics.clone(), shutdown.clone()).await?;
+        let incoming = Incoming::bind(self.listen, self.connections).await?;
+        let addr = incoming.local_addr();
+        let metrics_addr = serve_metrics(
+            self.metrics_listen,
+            self.connections,
+            metrics.clone(),
+            shutdown.clone(),
+        )
+        .await?;
         announce(self.service, addr, metrics_addr);
         Ok(Started {
             addr,
@@ -81,9 +82,9 @@ impl Startup<'_> {
     }
 
     /// The whole life of a plain gRPC service: [`Startup::start`], then health, reflection
-    /// and the services `add` puts next to them served over HTTP/2 with gRPC metrics until
-    /// `shutdown` fires; then no new calls, and the calls in flight get `grace` to finish
-    /// (see [`serve_until_stopped`]).
+    /// and the services `add` puts next to them served over HTTP/2 (with keepalive PINGs, and
+    /// broken framing answered with INVALID_ARGUMENT) with gRPC metrics until `shutdown` fires; then no new calls, and the calls in flight get
+    /// `grace` to finish (see [`serve_until_stopped`]).
     pub async fn serve(
         &self,
         add: impl FnOnce(Routes) -> Routes,
@@ -93,8 +94,9 @@ impl Startup<'_> {
     ) -> Result<(), ServeError> {
         let started = self.start(&metrics, shutdown).await?;
         let stop = shutdown.clone();
-        let server = Server::builder()
+        let server = grpc_server(&self.connections)
             .layer(GrpcMetricsLayer::new(metrics))
+            .layer(FramingErrorsLayer)
             .layer(DeadlineLayer)
             .add_routes(add(started.routes))
             .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
@@ -145,35 +147,43 @@ async fn health_and_reflection(
     Ok((reporter, routes))
 }
 
-/// Serves `GET /metrics` in the Prometheus text format until shutdown; returns the bound
-/// address.
+/// Serves `GET /metrics` in the Prometheus text format until shutdown, from a listener with
+/// the same connection limits as the gRPC one (a scraper is a client like any other, and a
+/// process out of descriptors must not spin here either); returns the bound address.
 async fn serve_metrics(
     addr: SocketAddr,
+    limits: ConnectionLimits,
     metrics: Metrics,
     shutdown: Shutdown,
 ) -> Result<SocketAddr, ServeError> {
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::MetricsListen { addr, source })?;
-    let bound = listener
-        .local_addr()
-        .map_err(ServeError::MetricsBoundAddr)?;
+    let mut incoming = Incoming::bind(addr, limits).await.map_err(|e| match e {
+        ServeError::Listen { addr, source } => ServeError::MetricsListen { addr, source },
+        ServeError::BoundAddr(source) => ServeError::MetricsBoundAddr(source),
+        other => other,
+    })?;
+    let bound = incoming.local_addr();
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {
-                a = listener.accept() => a,
+                a = incoming.next() => a,
                 _ = shutdown.wait() => break,
             };
-            let Ok((stream, _)) = accepted else { continue };
+            let connection = match accepted {
+                Some(Ok(connection)) => connection,
+                Some(Err(_)) => continue,
+                None => break,
+            };
             let metrics = metrics.clone();
+            let peer = connection.connect_info();
             tokio::spawn(async move {
                 let service =
                     hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let metrics = metrics.clone();
-                        async move { Ok::<_, Infallible>(metrics_response(&req, &metrics)) }
+                        let response = metrics_response(&req, &metrics).map(|b| peer.answer(b));
+                        async move { Ok::<_, Infallible>(response) }
                     });
                 let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
+                    .timer(TokioTimer::new())
+                    .serve_connection(TokioIo::new(connection), service)
                     .await;
             });
         }

@@ -15,6 +15,7 @@ fn created(tc: Option<&str>) -> Event {
         black: "b".into(),
         at_ms: 1,
         illegal_moves: Default::default(),
+        request_id: None,
     }
 }
 
@@ -23,6 +24,7 @@ fn mv(uci: &str, at_ms: u64) -> Event {
         uci: uci.into(),
         offer_draw: false,
         at_ms,
+        request_id: None,
         dead: None,
     }
 }
@@ -30,11 +32,39 @@ fn mv(uci: &str, at_ms: u64) -> Event {
 /// Runs every check against `store`, which may already hold other games.
 pub fn run(store: &dyn GameStore) {
     create_append_load(store);
+    whole_logs(store);
     load_from(store);
     every_event_kind_round_trips(store);
     listing_pages_through_every_game(store);
     racing_appends_have_one_winner(store);
     flag_deadlines(store);
+}
+
+/// A game stored whole in one call (import): all its events, keys kept; a second time it
+/// exists; appends go on after it.
+pub fn whole_logs(store: &dyn GameStore) {
+    let id = GameId::new();
+    let mut keyed = mv("e2e4", 2);
+    if let Event::Move { request_id, .. } = &mut keyed {
+        *request_id = Some("key-1".into());
+    }
+    let log = vec![created(Some("5+3")), keyed, mv("e7e5", 3)];
+    store.create_with_log(id, &log, Some(300_003)).unwrap();
+    assert_eq!(store.load(id).unwrap().as_ref(), Some(&log));
+    assert!(
+        matches!(
+            store.create_with_log(id, &log, None),
+            Err(StoreError::Exists(_))
+        ),
+        "a game stored twice must fail with Exists"
+    );
+    assert_eq!(
+        store.load(id).unwrap().unwrap().len(),
+        3,
+        "and change nothing"
+    );
+    store.append(id, 3, &mv("g1f3", 4), None).unwrap();
+    assert_eq!(store.load(id).unwrap().unwrap().len(), 4);
 }
 
 /// Create, duplicate create, append, stale append, load, unknown games.
@@ -72,6 +102,7 @@ pub fn create_append_load(store: &dyn GameStore) {
     let resign = Event::Resigned {
         side: Side::White,
         at_ms: 3,
+        request_id: None,
     };
     assert!(
         matches!(
@@ -113,22 +144,26 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             uci: "e2e4".into(),
             offer_draw: true,
             at_ms: 10,
+            request_id: None,
             dead: None,
         },
         Event::DrawAnswered {
             side: Side::Black,
             accept: false,
             at_ms: 11,
+            request_id: None,
         },
         Event::DrawClaimed {
             side: Side::Black,
             uci: Some("e7e5".into()),
             at_ms: 12,
+            request_id: None,
         },
         Event::DrawClaimed {
             side: Side::White,
             uci: None,
             at_ms: 13,
+            request_id: None,
         },
         Event::FlagFell {
             side: Side::White,
@@ -138,12 +173,14 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
         Event::Resigned {
             side: Side::Black,
             at_ms: 15,
+            request_id: None,
         },
         Event::Foul {
             side: Side::White,
             attempted: "e1e2".into(),
             reason: "king moved into check".into(),
             at_ms: 16,
+            request_id: None,
             cannot_mate: None,
         },
         // The winnability analysis's decisions travel in the events.
@@ -152,6 +189,7 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             offer_draw: false,
             at_ms: 17,
             dead: Some("no pawn can ever move again (locked: h3/h4)".into()),
+            request_id: None,
         },
         Event::FlagFell {
             side: Side::Black,
@@ -164,12 +202,14 @@ pub fn every_event_kind_round_trips(store: &dyn GameStore) {
             reason: "king moved into check".into(),
             at_ms: 19,
             cannot_mate: Some("White has only its king".into()),
+            request_id: None,
         },
         Event::Touched {
             side: Side::Black,
             square: "g8".into(),
             adjust: true,
             at_ms: 17,
+            request_id: None,
         },
     ];
     store.create(id, &events[0]).unwrap();
@@ -217,6 +257,7 @@ pub fn racing_appends_have_one_winner(store: &dyn GameStore) {
                             &Event::Resigned {
                                 side: if w % 2 == 0 { Side::White } else { Side::Black },
                                 at_ms: u64::from(seq) * 100 + w,
+                                request_id: None,
                             },
                             None,
                         )

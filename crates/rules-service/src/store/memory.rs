@@ -23,6 +23,20 @@ impl GameStore for MemoryStore {
         Ok(())
     }
 
+    fn create_with_log(
+        &self,
+        id: GameId,
+        events: &[Event],
+        _flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let mut games = self.games.lock().map_err(backend)?;
+        if games.contains_key(&id) {
+            return Err(StoreError::Exists(id));
+        }
+        games.insert(id, events.to_vec());
+        Ok(())
+    }
+
     fn append(
         &self,
         id: GameId,

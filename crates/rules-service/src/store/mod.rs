@@ -19,8 +19,13 @@ use crate::session::Event;
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The write was not made (it failed before it could reach the store).
     #[error("storage failure: {0}")]
     Backend(String),
+    /// The write was sent but its commit was not confirmed (the connection broke, the
+    /// commit failed midway): it may or may not be stored.
+    #[error("the store did not confirm the write: {0}")]
+    Unconfirmed(String),
     #[error("game {0} already exists")]
     Exists(GameId),
     #[error("game {0} not found")]
@@ -54,6 +59,16 @@ pub trait GameStore: Send + Sync + 'static {
         id: GameId,
         seq: u32,
         event: &Event,
+        flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError>;
+    /// Stores a whole game, its log of one or more events, in one transaction: after a
+    /// crash the store holds all of it or none of it (`chess store import`). Fails with
+    /// `Exists` when the game is there already. `flag_deadline_ms` is as for `append`, after
+    /// the last event.
+    fn create_with_log(
+        &self,
+        id: GameId,
+        events: &[Event],
         flag_deadline_ms: Option<u64>,
     ) -> Result<(), StoreError>;
     /// The whole log, or `None` for an unknown game.

@@ -11,7 +11,9 @@
 //! - Migrations are versioned and applied at start in one transaction under an advisory lock,
 //!   so replicas starting together apply each migration exactly once.
 //! - Connections come from a bounded pool; every statement has a timeout. A failure to reach
-//!   the database is [`StoreError::Backend`] (the service answers UNAVAILABLE: retryable).
+//!   the database is [`StoreError::Backend`] (the service answers UNAVAILABLE: retryable);
+//!   a write whose connection broke after it was sent is [`StoreError::Unconfirmed`] (it
+//!   may have committed: the service says the outcome is unknown).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -121,6 +123,16 @@ impl std::fmt::Debug for PostgresStore {
 
 fn backend(what: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(format!("PostgreSQL {what}: {e}"))
+}
+
+/// A failed statement that writes: refused by the server (rolled back, so not stored), or
+/// lost with its connection after it was sent (it may have committed: unconfirmed).
+fn write_failed(what: &str, e: tokio_postgres::Error) -> StoreError {
+    if e.as_db_error().is_some() {
+        backend(what, e)
+    } else {
+        StoreError::Unconfirmed(format!("PostgreSQL {what}: {e}"))
+    }
 }
 
 fn uuid(id: GameId) -> uuid::Uuid {
@@ -312,7 +324,7 @@ impl PostgresStore {
                     actual,
                 })
             }
-            Err(e) => Err(backend("append", e)),
+            Err(e) => Err(write_failed("append", e)),
         }
     }
 
@@ -372,12 +384,57 @@ impl GameStore for PostgresStore {
                     &[&uuid(id), &body],
                 )
                 .await
-                .map_err(|e| backend("create", e))?;
+                .map_err(|e| write_failed("create", e))?;
             if n == 1 {
                 Ok(())
             } else {
                 Err(StoreError::Exists(id))
             }
+        })
+    }
+
+    fn create_with_log(
+        &self,
+        id: GameId,
+        events: &[Event],
+        flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Err(StoreError::Corrupt(format!(
+                "game {id}: no events to store"
+            )));
+        }
+        let bodies = events.iter().map(json).collect::<Result<Vec<_>, _>>()?;
+        let deadline = flag_deadline_ms.map(|d| d.min(i64::MAX as u64) as i64);
+        self.block_on(async {
+            let mut client = self.client().await?;
+            let txn = client
+                .transaction()
+                .await
+                .map_err(|e| backend("import", e))?;
+            let n = txn
+                .execute(
+                    "INSERT INTO chess_games (id, events, flag_deadline_ms) VALUES ($1, $2, $3)
+                     ON CONFLICT (id) DO NOTHING",
+                    &[&uuid(id), &(bodies.len() as i32), &deadline],
+                )
+                .await
+                .map_err(|e| backend("import", e))?;
+            if n != 1 {
+                return Err(StoreError::Exists(id));
+            }
+            let insert = txn
+                .prepare(
+                    "INSERT INTO chess_events (game, seq, body) VALUES ($1, $2, $3::text::jsonb)",
+                )
+                .await
+                .map_err(|e| backend("import", e))?;
+            for (seq, body) in (0i32..).zip(&bodies) {
+                txn.execute(&insert, &[&uuid(id), &seq, body])
+                    .await
+                    .map_err(|e| backend("import", e))?;
+            }
+            txn.commit().await.map_err(|e| write_failed("import", e))
         })
     }
 

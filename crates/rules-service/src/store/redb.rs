@@ -38,8 +38,14 @@ impl RedbStore {
         Ok(RedbStore { db })
     }
 
-    fn write(&self, id: GameId, seq: u32, event: &Event, new: bool) -> Result<(), StoreError> {
-        let json = serde_json::to_string(event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    /// Writes `events` as numbers `seq`.. of game `id` (a new game when `new`) in one
+    /// transaction.
+    fn write(&self, id: GameId, seq: u32, events: &[Event], new: bool) -> Result<(), StoreError> {
+        let jsons = events
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let txn = self.db.begin_write().map_err(backend)?;
         {
             let mut games = txn.open_table(GAMES).map_err(backend)?;
@@ -56,14 +62,20 @@ impl RedbStore {
                 }
                 _ => {}
             }
-            let mut events = txn.open_table(EVENTS).map_err(backend)?;
-            events
-                .insert((id.as_u128(), seq), json.as_str())
+            let mut table = txn.open_table(EVENTS).map_err(backend)?;
+            for (n, json) in (seq..).zip(&jsons) {
+                table
+                    .insert((id.as_u128(), n), json.as_str())
+                    .map_err(backend)?;
+            }
+            games
+                .insert(id.as_u128(), seq + jsons.len() as u32)
                 .map_err(backend)?;
-            games.insert(id.as_u128(), seq + 1).map_err(backend)?;
         }
-        // redb's default durability is immediate: commit returns after fsync.
-        txn.commit().map_err(backend)
+        // redb's default durability is immediate: commit returns after fsync. A failed
+        // commit may have reached the disk in part: its outcome is unknown.
+        txn.commit()
+            .map_err(|e| StoreError::Unconfirmed(e.to_string()))
     }
 }
 
@@ -162,7 +174,21 @@ fn mark_created(path: &Path) -> Result<(), StoreError> {
 
 impl GameStore for RedbStore {
     fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
-        self.write(id, 0, first, true)
+        self.write(id, 0, std::slice::from_ref(first), true)
+    }
+
+    fn create_with_log(
+        &self,
+        id: GameId,
+        events: &[Event],
+        _flag_deadline_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Err(StoreError::Corrupt(format!(
+                "game {id}: no events to store"
+            )));
+        }
+        self.write(id, 0, events, true)
     }
 
     fn append(
@@ -173,7 +199,7 @@ impl GameStore for RedbStore {
         _flag_deadline_ms: Option<u64>,
     ) -> Result<(), StoreError> {
         // One process owns a redb file: its flag timers cover every game it has loaded.
-        self.write(id, seq, event, false)
+        self.write(id, seq, std::slice::from_ref(event), false)
     }
 
     fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
