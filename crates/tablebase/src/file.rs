@@ -214,6 +214,18 @@ impl Table {
         self.map[HEADER_LEN + idx as usize]
     }
 
+    /// Entries in the table (both sides to move), legal and canonical or not.
+    pub fn entries(&self) -> u64 {
+        self.stats.entries
+    }
+
+    /// The FEN and stored value of entry `idx` when it is a legal position and the one index of
+    /// its symmetry class; `None` for the other entries.
+    pub fn position_at(&self, idx: u64) -> Option<(String, crate::Value)> {
+        let board = self.indexer.canonical_board(idx)?;
+        Some((board.fen(), crate::Value::from_byte(self.byte(idx))))
+    }
+
     /// The FEN of the header's longest-win example.
     pub fn example_fen(&self) -> String {
         self.indexer.board(self.stats.example_index).fen()
