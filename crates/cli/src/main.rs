@@ -39,6 +39,7 @@ mod report;
 mod rules;
 mod san;
 mod store;
+mod tb;
 mod up;
 mod winnable;
 
@@ -105,6 +106,9 @@ enum Command {
     Review(analyze::ReviewArgs),
     /// Export and import games between game stores (redb files, PostgreSQL) as JSON lines.
     Store(store::StoreArgs),
+    /// Our endgame tables: generate, probe (win/draw/loss, distance to mate, best moves),
+    /// summarise.
+    Tb(tb::TbArgs),
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -123,6 +127,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Analyze(args) => analyze::run_analyze(args, &cli.client),
         Command::Review(args) => analyze::run_review(args, &cli.client),
         Command::Store(args) => store::run(args),
+        Command::Tb(args) => tb::run(args),
     }
 }
 
