@@ -146,11 +146,7 @@ impl Answer {
             (Answer::Done(analyses, pos), false) => {
                 let code: String = analyses
                     .iter()
-                    .map(|a| match a.verdict {
-                        Verdict::Winnable { .. } => a.winner.fold('W', 'B'),
-                        Verdict::Unwinnable { .. } => '-',
-                        Verdict::Undetermined => '?',
-                    })
+                    .map(chess_knowledge::Analysis::letter)
                     .collect();
                 let parts: Vec<String> = analyses.iter().map(|a| describe(a, pos)).collect();
                 if one_line {

@@ -287,11 +287,7 @@ fn winnability_of(
         .collect();
     let code: String = analyses
         .iter()
-        .map(|a| match a.verdict {
-            Verdict::Winnable { .. } => a.winner.fold('W', 'B'),
-            Verdict::Unwinnable { .. } => '-',
-            Verdict::Undetermined => '?',
-        })
+        .map(chess_knowledge::Analysis::letter)
         .collect();
     let dead = analyses.len() == 2 && analyses.iter().all(|a| a.verdict.is_unwinnable());
     WinnabilityResponse {

@@ -123,72 +123,16 @@ impl SearchApi {
     }
 
     /// Spreads the searches of one call over up to [`SearchApi::parallelism`] workers: each
-    /// takes the next item until none is left or the call is cancelled, searching with a
-    /// hash table of `table_mb` MiB shared by the call's workers when one is asked for, and
-    /// handing each result to `done`, which returns false to stop. The call holds one
-    /// admission place throughout.
+    /// takes the next chunk until none is left or the call is cancelled, searches its items in
+    /// order, and hands each result to `done`, which returns false to stop. With
+    /// `fresh_table_mb` every chunk gets a fresh table of that size and the engine's histories
+    /// cleared, so that no chunk depends on another (with one thread per search, the same
+    /// input gives the same results); without it the workers keep their own tables. The call
+    /// holds one admission place throughout.
     fn spread<T, F>(
         &self,
-        work: VecDeque<(T, SearchJob)>,
-        table_mb: Option<usize>,
-        cancel: &Cancel,
-        done: F,
-    ) -> Result<(), Status>
-    where
-        T: Send + 'static,
-        F: Fn(T, &SearchJob, SearchResult) -> bool + Clone + Send + 'static,
-    {
-        let permit = Arc::new(self.pool.admit()?);
-        let table = table_mb.map(|mb| Arc::new(TranspositionTable::new(mb)));
-        let workers = self.parallelism(work.len());
-        let work = Arc::new(Mutex::new(work));
-        for _ in 0..workers {
-            let (work, cancel, permit, table, done) = (
-                work.clone(),
-                cancel.clone(),
-                permit.clone(),
-                table.clone(),
-                done.clone(),
-            );
-            let metrics = self.pool.metrics.clone();
-            self.pool.submit(Box::new(move |e: &mut Engines| {
-                let _permit = permit;
-                let own = table.map(|t| {
-                    let own = e.main.table();
-                    e.main.use_table(t);
-                    own
-                });
-                loop {
-                    let next = work.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                    let Some((item, job)) = next else { break };
-                    let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
-                    if searched.cancelled || !done(item, &job, searched.result) {
-                        break;
-                    }
-                }
-                if let Some(own) = own {
-                    e.main.use_table(own);
-                }
-            }))?;
-        }
-        Ok(())
-    }
-}
-
-/// Positions of a reviewed game searched in a row with one fresh table: a fixed split of the
-/// game, so that a review is the same whichever workers take part and whichever is free first.
-const REVIEW_CHUNK: usize = 16;
-
-impl SearchApi {
-    /// Runs `chunks` of searches on the pool, each chunk in order on one worker with a fresh
-    /// table of `table_mb` and the engine's histories cleared, calling `done` after each search
-    /// (false stops the chunk). Unlike [`SearchApi::spread`] no two chunks share anything, so
-    /// with one thread per search every result depends only on its chunk: the same input gives
-    /// the same results.
-    fn spread_chunks<T, F>(
-        &self,
         chunks: VecDeque<Vec<(T, SearchJob)>>,
-        table_mb: usize,
+        fresh_table_mb: Option<usize>,
         cancel: &Cancel,
         done: F,
     ) -> Result<(), Status>
@@ -209,9 +153,10 @@ impl SearchApi {
                 'chunks: loop {
                     let next = chunks.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
                     let Some(chunk) = next else { break };
-                    e.main
-                        .use_table(Arc::new(TranspositionTable::new(table_mb)));
-                    e.main.new_game();
+                    if let Some(mb) = fresh_table_mb {
+                        e.main.use_table(Arc::new(TranspositionTable::new(mb)));
+                        e.main.new_game();
+                    }
                     for (item, job) in chunk {
                         let searched = run_search(&mut e.main, &job, &cancel, &metrics, |_| {});
                         if searched.cancelled || !done(item, &job, searched.result) {
@@ -219,12 +164,18 @@ impl SearchApi {
                         }
                     }
                 }
-                e.main.use_table(own);
+                if fresh_table_mb.is_some() {
+                    e.main.use_table(own);
+                }
             }))?;
         }
         Ok(())
     }
 }
+
+/// Positions of a reviewed game searched in a row with one fresh table: a fixed split of the
+/// game, so that a review is the same whichever workers take part and whichever is free first.
+const REVIEW_CHUNK: usize = 16;
 
 #[tonic::async_trait]
 impl AnalysisService for SearchApi {
@@ -315,7 +266,7 @@ impl AnalysisService for SearchApi {
             }));
         }
         self.spread(
-            work,
+            work.into_iter().map(|item| vec![item]).collect(),
             None,
             &cancel,
             move |(index, fen): (usize, String), job, result| {
@@ -455,9 +406,9 @@ impl AnalysisService for SearchApi {
         let cancel = Cancel::new();
         let guard = cancel.guard();
         let (tx, mut rx) = mpsc::unbounded_channel();
-        self.spread_chunks(
+        self.spread(
             chunks,
-            self.limits.hash_mb,
+            Some(self.limits.hash_mb),
             &cancel,
             move |index: usize, _, result| {
                 let nodes = result.lines.first().map_or(0, |l| l.nodes);

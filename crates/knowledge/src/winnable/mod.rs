@@ -152,6 +152,16 @@ impl Analysis {
         out
     }
 
+    /// The side's letter in a winnability code: `W` or `B` when it can win, `-` when it
+    /// cannot, `?` when undetermined.
+    pub fn letter(&self) -> char {
+        match self.verdict {
+            Verdict::Winnable { .. } => self.winner.fold('W', 'B'),
+            Verdict::Unwinnable { .. } => '-',
+            Verdict::Undetermined => '?',
+        }
+    }
+
     /// The reason, empty unless unwinnable.
     pub fn reason(&self) -> &str {
         match &self.verdict {
@@ -176,12 +186,7 @@ impl Winnability {
     /// Two letters: `W` when White can win, `-` when it cannot, `?` when undetermined; then
     /// the same for Black with `B`. `--` is a dead position.
     pub fn code(&self) -> String {
-        let letter = |a: &Analysis, yes: char| match a.verdict {
-            Verdict::Winnable { .. } => yes,
-            Verdict::Unwinnable { .. } => '-',
-            Verdict::Undetermined => '?',
-        };
-        [letter(&self.white, 'W'), letter(&self.black, 'B')]
+        [self.white.letter(), self.black.letter()]
             .into_iter()
             .collect()
     }
