@@ -2,14 +2,20 @@
 //! under `docs/matches` in quick mode (the cost after every move of a game), and the final
 //! positions of those games and of seeded random games in full mode (the cost when a flag
 //! falls). Prints positions per second, the mean and worst time, the verdict counts and the
-//! node total, which a change of the search must report. Quick times are the fastest of three
-//! runs of each position.
+//! node total, which a change of the search must report. Times are the CPU time of the
+//! thread (so a time slice taken by another process on a shared machine is not counted), and
+//! quick times the fastest of three runs of each position.
 //!
 //! `cargo run --release -p chess-knowledge --example winnable_bench [-- PGN...]`
 
 use std::fs::File;
 use std::io::BufReader;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use cpu::thread_cpu_time;
 
 use chess_knowledge::{Limits, Verdict, proves_mate, winnability};
 use chess_pgn::read_games;
@@ -51,9 +57,9 @@ impl Tally {
         let mut took = Duration::MAX;
         let mut both = None;
         for _ in 0..repeats.max(1) {
-            let start = Instant::now();
+            let start = thread_cpu_time();
             let b = winnability(pos, limits);
-            took = took.min(start.elapsed());
+            took = took.min(thread_cpu_time().saturating_sub(start));
             both = Some(b);
         }
         let Some(both) = both else { return };

@@ -100,6 +100,25 @@ fn looks_dead_but_hides_a_helpmate() {
 }
 
 #[test]
+fn every_reachable_position_searched() {
+    // White's king and rook are shut in on the h-file behind their own pawns (the rook can
+    // never pass the king), Black has a blocked pawn: no static argument applies, since the
+    // h-pawn can still move, but the reachable positions are few, and none is a mate.
+    let fen = "k7/6p1/6P1/6PK/6P1/6PR/7P/8 b - - 0 1";
+    let (c, reasons) = code(fen);
+    assert_eq!(c, "--", "{reasons:?}");
+    assert!(
+        reasons[0].contains("every position reachable"),
+        "{reasons:?}"
+    );
+    // With the rook outside the pocket it mates, with help.
+    assert_eq!(&code("k7/6p1/6P1/6PK/6P1/6P1/7P/7R w - - 0 1").0[..1], "W");
+    // Quick mode, run after every move, does not search that far.
+    let quick = winnability(&pos(fen), &Limits::quick());
+    assert!(!quick.is_dead());
+}
+
+#[test]
 fn the_game_already_over() {
     let mated = pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
     let both = winnability(&mated, &Limits::quick());

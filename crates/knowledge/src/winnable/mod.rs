@@ -34,6 +34,7 @@
 //! assert!(matches!(white.verdict, Verdict::Winnable { .. }));
 //! ```
 
+mod reach;
 mod search;
 mod statics;
 
@@ -41,7 +42,12 @@ use std::time::{Duration, Instant};
 
 use chess_rules::{Bitboard, Color, Move, Position, Role};
 
+use reach::Reach;
 use search::{Found, Search, hopeless};
+
+/// The most positions the reachability search keeps (about 130 bytes each, so the pass stays
+/// near 130 MB at worst whatever the node budget).
+const REACH_MAX_POSITIONS: u64 = 1_000_000;
 
 /// Quick mode searches for a helpmate only with at most this many men on the board.
 const QUICK_SEARCH_MEN: u32 = 8;
@@ -288,19 +294,29 @@ fn decide(pos: &Position, winner: Color, limits: &Limits) -> (Verdict, u64) {
     match found {
         Found::Mate(line) => (Verdict::Winnable { line }, search.nodes),
         Found::NoMate => (Verdict::Undetermined, search.nodes),
+        Found::Exhausted { positions } => {
+            let reason = format!(
+                "every position reachable by legal moves was searched ({positions} of them) and none is a mate by {name}: each line ends in a repeated position, the end of the game, or a position where {name} provably cannot mate"
+            );
+            (Verdict::Unwinnable { reason }, search.nodes)
+        }
     }
 }
 
-/// A short best-first look (most positions with material mate quickly), short exhaustive
-/// mates, a long best-first search, greedy walks, then deeper exhaustive search with what is
-/// left.
+/// A short best-first look (most positions with material mate quickly), a small exhaustive
+/// reachability search (closed positions have few reachable positions), short exhaustive
+/// mates, a long best-first search, greedy walks, a large reachability search, then deeper
+/// exhaustive helpmate search with what is left.
 fn full_search(search: &mut Search, pos: &Position, budget: u64) -> Found {
+    let big_reach = (budget / 8).min(REACH_MAX_POSITIONS);
     let shares = [
         (Pass::BestFirst, 400, budget / 50),
+        (Pass::Reach, 0, budget / 200),
         (Pass::Deep, 7, budget / 20),
-        (Pass::BestFirst, 400, budget / 2),
-        (Pass::Greedy, 40, budget / 10),
-        (Pass::Greedy, 120, budget / 10),
+        (Pass::BestFirst, 400, budget * 2 / 5),
+        (Pass::Greedy, 40, budget / 20),
+        (Pass::Greedy, 120, budget / 20),
+        (Pass::Reach, 0, big_reach),
         (Pass::Deep, 99, budget),
     ];
     for (pass, plies, share) in shares {
@@ -308,6 +324,11 @@ fn full_search(search: &mut Search, pos: &Position, budget: u64) -> Found {
             Pass::Deep => search.deepening(pos, plies, share),
             Pass::Greedy => search.greedy(pos, plies, share),
             Pass::BestFirst => search.best_first(pos, plies as u16, share),
+            Pass::Reach => match reach::exhaust(pos, search.winner(), share, &mut search.nodes) {
+                Reach::Mate(line) => Found::Mate(line),
+                Reach::Exhausted { positions } => return Found::Exhausted { positions },
+                Reach::Unknown => Found::NoMate,
+            },
         };
         if let Found::Mate(line) = found {
             return Found::Mate(line);
@@ -321,6 +342,7 @@ fn full_search(search: &mut Search, pos: &Position, budget: u64) -> Found {
 
 #[derive(Clone, Copy)]
 enum Pass {
+    Reach,
     Deep,
     BestFirst,
     Greedy,

@@ -54,6 +54,10 @@ pub(super) enum Found {
     Mate(Vec<Move>),
     /// No mate within the search.
     NoMate,
+    /// Every reachable position was searched: no mate exists (`positions` of them).
+    Exhausted {
+        positions: u64,
+    },
 }
 
 impl Search {
@@ -67,6 +71,10 @@ impl Search {
             line: Vec::new(),
             prune: true,
         }
+    }
+
+    pub(super) fn winner(&self) -> Color {
+        self.winner
     }
 
     /// The same search without the material cut-offs.
@@ -461,11 +469,14 @@ fn closeness(pos: &Position, winner: Color, material: i32) -> i32 {
     h += (distance(wk, lk) - 2).abs();
     let ours = pos.by_color(winner) & !pos.by_role(Role::King);
     h += 30 * (material - ours.count() as i32).max(0);
+    // Without a rook or queen the winner mostly mates with a new one: push the pawns harder.
+    let heavy = ours & (pos.by_role(Role::Rook) | pos.by_role(Role::Queen));
+    let pawn_weight = if heavy.is_empty() { 8 } else { 3 };
     for sq in ours {
         match pos.role_at(sq) {
             Some(Role::Pawn) => {
                 let to_go = 7 - sq.rank().relative(winner) as i32;
-                h += 3 * to_go;
+                h += pawn_weight * to_go;
             }
             Some(Role::Knight) => h += 2 * (distance(sq, lk) - 2).abs(),
             _ => h += 2 * distance(sq, lk),
