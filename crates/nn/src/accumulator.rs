@@ -6,8 +6,8 @@ use chess_rules::{Color, Move, MoveKind, Position, Role, Square};
 
 use crate::MAX_ACTIVE;
 use crate::features::{feature_index, for_each_feature};
-use crate::kernels;
 use crate::network::Network;
+use crate::simd;
 
 /// A piece on a square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -204,7 +204,8 @@ impl Accumulator {
                 features[n] = f;
                 n += 1;
             });
-            kernels::accumulate(
+            simd::accumulate(
+                net.simd(),
                 self.perspective_mut(perspective),
                 net.ft_biases(),
                 net.ft_weights(),
@@ -236,7 +237,8 @@ impl Accumulator {
     /// Puts a piece on the board (its feature in both perspectives).
     pub fn add_piece(&mut self, net: &Network, piece: PlacedPiece) {
         for p in Color::ALL {
-            kernels::add_row(
+            simd::add_row(
+                net.simd(),
                 self.perspective_mut(p),
                 net.ft_row(usize::from(piece.feature(p))),
             );
@@ -246,7 +248,8 @@ impl Accumulator {
     /// Takes a piece off the board.
     pub fn remove_piece(&mut self, net: &Network, piece: PlacedPiece) {
         for p in Color::ALL {
-            kernels::sub_row(
+            simd::sub_row(
+                net.simd(),
                 self.perspective_mut(p),
                 net.ft_row(usize::from(piece.feature(p))),
             );
@@ -293,7 +296,8 @@ impl Accumulator {
             for (slot, piece) in subs.iter_mut().zip(delta.removed()) {
                 *slot = net.ft_row(usize::from(piece.feature(p)));
             }
-            kernels::copy_update(
+            simd::copy_update(
+                net.simd(),
                 self.perspective_mut(p),
                 parent.perspective(p),
                 &adds[..delta.added().len()],

@@ -48,6 +48,12 @@ pub enum NetworkError {
         max: u32,
         found: u64,
     },
+    /// A vector instruction set this CPU does not have was asked for.
+    #[error("this CPU cannot run the {simd} kernels (it has: {available})")]
+    SimdUnavailable {
+        simd: crate::Simd,
+        available: String,
+    },
     /// The file's length does not match its header.
     #[error(
         "network file is {found} bytes long; its header (hidden size {hidden}) needs exactly {expected}"

@@ -6,8 +6,8 @@
 use chess_rules::{Color, Position};
 
 use crate::accumulator::Accumulator;
-use crate::kernels;
 use crate::network::Network;
+use crate::simd;
 
 impl Network {
     /// The output layer on two accumulators (each `H` values): centipawns for the side to
@@ -19,10 +19,10 @@ impl Network {
             "accumulators of {h} values"
         );
         let qa = self.qa() as i16;
-        let sum =
-            kernels::screlu_sum(stm, &self.out_weights()[..h], qa, self.small_out()).wrapping_add(
-                kernels::screlu_sum(nstm, &self.out_weights()[h..], qa, self.small_out()),
-            );
+        let (simd, small) = (self.simd(), self.small_out());
+        let sum = simd::screlu_sum(simd, stm, &self.out_weights()[..h], qa, small).wrapping_add(
+            simd::screlu_sum(simd, nstm, &self.out_weights()[h..], qa, small),
+        );
         (sum / self.qa())
             .wrapping_add(self.out_bias())
             .wrapping_mul(self.scale())
@@ -49,7 +49,14 @@ impl Network {
         scratch.resize(2 * h, 0);
         let (a, b) = scratch.split_at_mut(h);
         for (acc, list) in [(a, stm), (b, nstm)] {
-            kernels::accumulate(acc, self.ft_biases(), self.ft_weights(), h, list);
+            simd::accumulate(
+                self.simd(),
+                acc,
+                self.ft_biases(),
+                self.ft_weights(),
+                h,
+                list,
+            );
         }
         self.output(&scratch[..h], &scratch[h..])
     }

@@ -2,7 +2,9 @@
 //!
 //! Written as straight loops (row updates over fixed-size chunks of `i16`, the output sum as one
 //! flat reduction; no intrinsics, no `unsafe`) so that the compiler vectorises them for
-//! whatever target it builds; the portable scalar path is this same code. Every accumulator length is a multiple of [`CHUNK`] (the format requires the
+//! whatever target features the function they are inlined into has: `simd.rs` compiles them
+//! once more for AVX2 and once for AVX-512 and picks one at run time; the portable path is
+//! this same code for the build's own target. Every accumulator length is a multiple of [`CHUNK`] (the format requires the
 //! hidden size to be a multiple of 16), so there is never a remainder to handle.
 //!
 //! Checked in the generated assembly:
@@ -26,14 +28,14 @@
 /// Values processed per step of the inner loops.
 pub(crate) const CHUNK: usize = 16;
 
-#[inline]
+#[inline(always)]
 fn chunks(s: &[i16]) -> &[[i16; CHUNK]] {
     let (c, rest) = s.as_chunks::<CHUNK>();
     debug_assert!(rest.is_empty());
     c
 }
 
-#[inline]
+#[inline(always)]
 fn chunks_mut(s: &mut [i16]) -> &mut [[i16; CHUNK]] {
     let (c, rest) = s.as_chunks_mut::<CHUNK>();
     debug_assert!(rest.is_empty());
@@ -41,7 +43,7 @@ fn chunks_mut(s: &mut [i16]) -> &mut [[i16; CHUNK]] {
 }
 
 /// `acc += row`, wrapping.
-#[inline]
+#[inline(always)]
 pub(crate) fn add_row(acc: &mut [i16], row: &[i16]) {
     for (a, r) in chunks_mut(acc).iter_mut().zip(chunks(row)) {
         let (mut v, r) = (*a, *r);
@@ -56,6 +58,7 @@ pub(crate) fn add_row(acc: &mut [i16], row: &[i16]) {
 /// `weights[f * hidden..(f + 1) * hidden]`: a refresh. Chunk-major, so each chunk of the sum
 /// stays in registers while the rows are added to it and is stored once; 64 values at a time
 /// where the hidden size allows (fewer loop steps), else 16.
+#[inline(always)]
 pub(crate) fn accumulate(
     out: &mut [i16],
     biases: &[i16],
@@ -72,7 +75,7 @@ pub(crate) fn accumulate(
 
 const WIDE: usize = 64;
 
-#[inline]
+#[inline(always)]
 fn accumulate_by<const N: usize>(
     out: &mut [i16],
     biases: &[i16],
@@ -96,7 +99,7 @@ fn accumulate_by<const N: usize>(
 }
 
 /// `acc -= row`, wrapping.
-#[inline]
+#[inline(always)]
 pub(crate) fn sub_row(acc: &mut [i16], row: &[i16]) {
     for (a, r) in chunks_mut(acc).iter_mut().zip(chunks(row)) {
         let (mut v, r) = (*a, *r);
@@ -108,7 +111,7 @@ pub(crate) fn sub_row(acc: &mut [i16], row: &[i16]) {
 }
 
 /// `out = src + a0 - s0`: a quiet move, in one pass.
-#[inline]
+#[inline(always)]
 fn add1_sub1(out: &mut [i16], src: &[i16], a0: &[i16], s0: &[i16]) {
     for (((o, s), a), r) in chunks_mut(out)
         .iter_mut()
@@ -126,7 +129,7 @@ fn add1_sub1(out: &mut [i16], src: &[i16], a0: &[i16], s0: &[i16]) {
 }
 
 /// `out = src + a0 - s0 - s1`: a capture (or en passant), in one pass.
-#[inline]
+#[inline(always)]
 fn add1_sub2(out: &mut [i16], src: &[i16], a0: &[i16], s0: &[i16], s1: &[i16]) {
     for ((((o, s), a), r0), r1) in chunks_mut(out)
         .iter_mut()
@@ -148,7 +151,7 @@ fn add1_sub2(out: &mut [i16], src: &[i16], a0: &[i16], s0: &[i16], s1: &[i16]) {
 }
 
 /// `out = src + a0 + a1 - s0 - s1`: castling, in one pass.
-#[inline]
+#[inline(always)]
 fn add2_sub2(out: &mut [i16], src: &[i16], adds: [&[i16]; 2], subs: [&[i16]; 2]) {
     for (((((o, s), a0), a1), r0), r1) in chunks_mut(out)
         .iter_mut()
@@ -172,6 +175,7 @@ fn add2_sub2(out: &mut [i16], src: &[i16], adds: [&[i16]; 2], subs: [&[i16]; 2])
 }
 
 /// `out = src + sum(adds) - sum(subs)`, fused into one pass for the shapes moves have.
+#[inline(always)]
 pub(crate) fn copy_update(out: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
     match (adds, subs) {
         ([a], [s]) => add1_sub1(out, src, a, s),
@@ -195,7 +199,7 @@ pub(crate) fn copy_update(out: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &
 /// `i16` and the loop maps onto `pmullw` + `pmaddwd`; the result is the same as the general
 /// path's (which multiplies in `i32`) bit for bit. Wrapping addition is associative, so the
 /// order of the sum (vector lanes, GPU reductions) never changes the result.
-#[inline]
+#[inline(always)]
 pub(crate) fn screlu_sum(acc: &[i16], w: &[i16], qa: i16, small_weights: bool) -> i32 {
     if small_weights {
         screlu_sum_small(acc, w, qa)
@@ -204,6 +208,7 @@ pub(crate) fn screlu_sum(acc: &[i16], w: &[i16], qa: i16, small_weights: bool) -
     }
 }
 
+#[inline(always)]
 fn screlu_sum_small(acc: &[i16], w: &[i16], qa: i16) -> i32 {
     // One flat reduction (not chunked): the form the loop vectoriser turns into `pmaddwd`.
     let mut sum = 0i32;
@@ -214,6 +219,7 @@ fn screlu_sum_small(acc: &[i16], w: &[i16], qa: i16) -> i32 {
     sum
 }
 
+#[inline(always)]
 fn screlu_sum_wide(acc: &[i16], w: &[i16], qa: i16) -> i32 {
     let mut sum = 0i32;
     for (&a, &w) in acc.iter().zip(w) {

@@ -36,6 +36,7 @@ mod features;
 mod inference;
 mod kernels;
 mod network;
+mod simd;
 
 pub use accumulator::{Accumulator, MoveDelta, PlacedPiece};
 pub use batch::{BatchEvaluator, CpuBatch};
@@ -45,6 +46,7 @@ pub use network::{
     CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, MAX_QUANT, Network,
     NetworkParts, file_len, fnv1a64,
 };
+pub use simd::Simd;
 
 /// Inputs per perspective: 2 colours x 6 roles x 64 squares.
 pub const INPUTS: usize = 768;

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use sha2::{Digest, Sha256};
 
 use crate::error::NetworkError;
-use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_HIDDEN};
+use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_HIDDEN, Simd};
 
 /// Bytes of the header: magic, then six `u32` (version, inputs, hidden, qa, qb, scale).
 pub const HEADER_BYTES: usize = 4 + 6 * 4;
@@ -93,7 +93,7 @@ pub struct NetworkParts {
 /// let pos = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
 /// assert!(net.evaluate(&pos) > 700);
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Network {
     hidden: usize,
     qa: i32,
@@ -105,7 +105,26 @@ pub struct Network {
     out_bias: i32,
     /// Every `|w| * qa <= 32767`: the output sum may multiply `c * w` in `i16`.
     small_out: bool,
+    /// The vector instructions the kernels use: always one this CPU has.
+    simd: Simd,
 }
+
+/// Two networks are equal when their weights and constants are: the instruction set they run
+/// on changes no result.
+impl PartialEq for Network {
+    fn eq(&self, other: &Network) -> bool {
+        self.hidden == other.hidden
+            && self.qa == other.qa
+            && self.qb == other.qb
+            && self.scale == other.scale
+            && self.out_bias == other.out_bias
+            && self.ft_biases == other.ft_biases
+            && self.out_weights == other.out_weights
+            && self.ft_weights == other.ft_weights
+    }
+}
+
+impl Eq for Network {}
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -115,6 +134,7 @@ impl fmt::Debug for Network {
             .field("qb", &self.qb)
             .field("scale", &self.scale)
             .field("out_bias", &self.out_bias)
+            .field("simd", &self.simd)
             .finish_non_exhaustive()
     }
 }
@@ -261,6 +281,7 @@ impl Network {
             out_weights: parts.out_weights,
             out_bias: parts.out_bias,
             small_out,
+            simd: Simd::detect(),
         })
     }
 
@@ -492,6 +513,28 @@ impl Network {
     #[inline]
     pub(crate) fn small_out(&self) -> bool {
         self.small_out
+    }
+
+    /// The vector instructions the kernels use (the widest this CPU has, unless
+    /// [`Network::with_simd`] or `CHESS_NN_SIMD` chose another).
+    #[inline]
+    pub fn simd(&self) -> Simd {
+        self.simd
+    }
+
+    /// The same network evaluated with another instruction set: bit for bit the same results,
+    /// at another speed. Refuses one this CPU lacks.
+    pub fn with_simd(mut self, simd: Simd) -> Result<Network, NetworkError> {
+        if !simd.is_available() {
+            let available = Simd::available()
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(NetworkError::SimdUnavailable { simd, available });
+        }
+        self.simd = simd;
+        Ok(self)
     }
 
     /// Forces the general `i32` output path (tests compare it with the `i16` fast path).

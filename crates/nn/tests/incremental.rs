@@ -157,3 +157,54 @@ fn fast_and_general_output_paths_agree() {
         }
     }
 }
+
+/// Every instruction set this CPU has gives the same accumulators and scores as the portable
+/// kernels, move after move, for each kind of network.
+#[test]
+fn every_simd_path_evaluates_bit_for_bit_alike() {
+    use chess_nn::Simd;
+    let mut rng = Rng::new(77);
+    let mut compared = 0;
+    for (name, net) in networks() {
+        let portable = net.clone().with_simd(Simd::Portable).unwrap();
+        for simd in Simd::available() {
+            let fast = net.clone().with_simd(simd).unwrap();
+            assert_eq!(fast.simd(), simd);
+            for fen in START_FENS {
+                let start = Position::from_fen(fen).unwrap();
+                let game = playout(&mut rng, &start, 80);
+                let mut a = Accumulator::from_position(&fast, &start);
+                let mut b = Accumulator::from_position(&portable, &start);
+                for (before, m) in &game {
+                    let after = before.play(*m).unwrap();
+                    let mut next = a.clone();
+                    next.update_from(&fast, &a, &MoveDelta::new(before, *m));
+                    a = next;
+                    b.play(&portable, before, *m);
+                    assert_eq!(a, b, "{name} {simd}: {} then {m}", before.fen());
+                    assert_eq!(
+                        fast.evaluate_accumulator(&a, after.turn()),
+                        portable.evaluate_accumulator(&b, after.turn()),
+                        "{name} {simd}: {}",
+                        after.fen()
+                    );
+                    assert_eq!(fast.evaluate(&after), portable.evaluate(&after));
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 0);
+}
+
+#[test]
+fn a_simd_path_the_cpu_lacks_is_refused() {
+    use chess_nn::Simd;
+    for simd in Simd::ALL {
+        let r = Network::default_network().as_ref().clone().with_simd(simd);
+        assert_eq!(r.is_ok(), simd.is_available(), "{simd}");
+        if let Err(e) = r {
+            assert!(e.to_string().contains("cannot run"), "{e}");
+        }
+    }
+}

@@ -183,6 +183,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         backend = pool.config.backend.name(),
         slots = pool.config.slots(),
         evaluation = %api::evaluator_name(&eval),
+        simd = %chess_nn::Simd::detect(),
         "search pool started"
     );
     let api = api::SearchApi::new(pool, &config);

@@ -40,6 +40,7 @@ mod search;
 mod see;
 mod tt;
 
+pub use chess_nn::Simd;
 pub use engine::{Engine, Info, Limits, Line, SearchHandle, SearchResult, StopHandle, TaskRuntime};
 pub use eval::{Evaluator, HandEval};
 pub use nnue::{EvalSource, NnueEval, NnueStats};

@@ -191,6 +191,11 @@ impl Uci {
             };
             self.out.line(&text);
         }
+        // The network kernels' instruction set, chosen from the CPU at run time.
+        self.out.line(&format!(
+            "info string simd {}",
+            chess_search::Simd::detect()
+        ));
         self.out.line("uciok");
     }
 

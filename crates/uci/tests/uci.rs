@@ -27,6 +27,15 @@ fn handshake_search_and_quit() {
     ] {
         assert!(lines.iter().any(|l| l.starts_with(option)), "{option}");
     }
+    // The network kernels' instruction set, as the CPU allows.
+    let simd = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("info string simd "))
+        .expect("info string simd");
+    assert!(
+        ["sse2", "neon", "scalar", "avx2", "avx512"].contains(&simd.trim()),
+        "{simd}"
+    );
     e.send("isready");
     e.until("readyok", 5 * SECOND);
     e.send("ucinewgame");
