@@ -1,0 +1,175 @@
+//! A UCI engine in a child process: the handshake, options, and one search at a time.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How an engine's search ended.
+pub struct Reply {
+    /// The move in UCI notation.
+    pub best: String,
+    /// The last score it reported, from its own side: centipawns, or a mate as ±(30000 - plies).
+    pub score: Option<i32>,
+    pub elapsed: Duration,
+}
+
+pub struct Engine {
+    pub name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+/// Mate scores are kept apart from centipawns above this.
+pub const MATE: i32 = 30_000;
+
+impl Engine {
+    /// Starts `command` (split on whitespace), does the handshake and sets the options.
+    pub fn start(command: &str, options: &[(String, String)]) -> Result<Engine, String> {
+        let mut words = command.split_whitespace();
+        let program = words
+            .next()
+            .ok_or_else(|| "an engine command is empty".to_owned())?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start engine {command:?}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = Engine {
+            name: command.to_owned(),
+            child,
+            stdin,
+            lines,
+        };
+        engine.send("uci")?;
+        let mut name = None;
+        engine.until(Duration::from_secs(20), |l| {
+            if let Some(n) = l.strip_prefix("id name ") {
+                name = Some(n.trim().to_owned());
+            }
+            l.trim() == "uciok"
+        })?;
+        if let Some(n) = name {
+            engine.name = n;
+        }
+        for (k, v) in options {
+            engine.send(&format!("setoption name {k} value {v}"))?;
+        }
+        engine.ready()?;
+        Ok(engine)
+    }
+
+    pub fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("engine {}: cannot write: {e}", self.name))
+    }
+
+    /// Reads lines until `done` says so, or fails after `timeout`.
+    fn until(
+        &mut self,
+        timeout: Duration,
+        mut done: impl FnMut(&str) -> bool,
+    ) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if done(&line) => return Ok(()),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "engine {} did not answer in {timeout:?}",
+                        self.name
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(format!("engine {} exited", self.name));
+                }
+            }
+        }
+    }
+
+    pub fn ready(&mut self) -> Result<(), String> {
+        self.send("isready")?;
+        self.until(Duration::from_secs(30), |l| l.trim() == "readyok")
+    }
+
+    pub fn new_game(&mut self) -> Result<(), String> {
+        self.send("ucinewgame")?;
+        self.ready()
+    }
+
+    /// Searches `position` (a `position ...` command) with `go` (a `go ...` command), waiting
+    /// at most `timeout` for the best move.
+    pub fn search(&mut self, position: &str, go: &str, timeout: Duration) -> Result<Reply, String> {
+        self.send(position)?;
+        let start = Instant::now();
+        self.send(go)?;
+        let mut score = None;
+        let mut best = String::new();
+        self.until(timeout, |l| {
+            let mut words = l.split_whitespace();
+            match words.next() {
+                Some("info") => {
+                    let words: Vec<&str> = l.split_whitespace().collect();
+                    if let Some(i) = words.iter().position(|&w| w == "score") {
+                        let value = words.get(i + 2).and_then(|v| v.parse::<i32>().ok());
+                        let bound = words
+                            .get(i + 3)
+                            .is_some_and(|w| *w == "lowerbound" || *w == "upperbound");
+                        if let (Some(v), false) = (value, bound) {
+                            score = match words.get(i + 1) {
+                                Some(&"cp") => Some(v),
+                                Some(&"mate") if v > 0 => Some(MATE - 2 * v + 1),
+                                Some(&"mate") => Some(-MATE - 2 * v),
+                                _ => score,
+                            };
+                        }
+                    }
+                    false
+                }
+                Some("bestmove") => {
+                    best = words.next().unwrap_or("").to_owned();
+                    true
+                }
+                _ => false,
+            }
+        })?;
+        Ok(Reply {
+            best,
+            score,
+            elapsed: start.elapsed(),
+        })
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,268 @@
+//! One game between two engines: the clock, the rules (our own chess-rules decide legality and
+//! the end of the game) and adjudication.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chess_rules::{Color, Position};
+
+use crate::engine::{Engine, MATE};
+
+/// How long each engine may think.
+#[derive(Clone, Copy, Debug)]
+pub enum Control {
+    /// Base time and increment per move, kept by the runner: an engine that overruns loses.
+    Clock { base: Duration, inc: Duration },
+    /// A fixed number of nodes per move: independent of the machine's load.
+    Nodes(u64),
+    /// A fixed time per move.
+    MoveTime(Duration),
+}
+
+impl Control {
+    /// `10+0.1` (seconds), `nodes=20000` or `movetime=100` (milliseconds).
+    pub fn parse(text: &str) -> Result<Control, String> {
+        let bad = || {
+            format!(
+                "time control {text:?}: expected BASE+INC seconds (10+0.1), nodes=N or movetime=MS"
+            )
+        };
+        if let Some(n) = text.strip_prefix("nodes=") {
+            return n
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(Control::Nodes)
+                .ok_or_else(bad);
+        }
+        if let Some(ms) = text.strip_prefix("movetime=") {
+            return ms
+                .parse()
+                .ok()
+                .filter(|&ms| ms > 0)
+                .map(|ms| Control::MoveTime(Duration::from_millis(ms)))
+                .ok_or_else(bad);
+        }
+        let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+        let secs = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
+        match (secs(base), secs(inc)) {
+            (Some(b), Some(i)) if b > 0.0 => Ok(Control::Clock {
+                base: Duration::from_secs_f64(b),
+                inc: Duration::from_secs_f64(i),
+            }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// When the runner ends a game early. Scores are the engines' own, from their side.
+#[derive(Clone, Copy, Debug)]
+pub struct Adjudication {
+    /// A draw once both engines have scored within `draw_cp` of 0 for `draw_moves` moves
+    /// each in a row, from move `draw_after` on.
+    pub draw_after: u32,
+    pub draw_moves: u32,
+    pub draw_cp: i32,
+    /// A win once both agree that one side is ahead by at least `win_cp` for `win_moves`
+    /// moves each in a row.
+    pub win_moves: u32,
+    pub win_cp: i32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Adjudication {
+        Adjudication {
+            draw_after: 40,
+            draw_moves: 8,
+            draw_cp: 10,
+            win_moves: 4,
+            win_cp: 1000,
+        }
+    }
+}
+
+/// A finished game.
+pub struct Record {
+    pub start_fen: String,
+    /// The moves played in UCI notation, the opening's first.
+    pub moves: Vec<String>,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: &'static str,
+    pub reason: String,
+}
+
+fn loss_for(c: Color) -> &'static str {
+    match c {
+        Color::White => "0-1",
+        Color::Black => "1-0",
+    }
+}
+
+/// Plays `opening` (UCI moves) from `start`, then lets `white` and `black` play it out.
+pub fn play(
+    start: &Position,
+    opening: &[String],
+    white: &mut Engine,
+    black: &mut Engine,
+    control: Control,
+    adjudication: &Adjudication,
+) -> Result<Record, String> {
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    for m in opening {
+        let mv = pos
+            .parse_uci(m)
+            .map_err(|e| format!("opening move {m} in {}: {e}", pos.fen()))?;
+        pos.play_unchecked(mv);
+        moves.push(m.clone());
+    }
+    *seen.entry(pos.repetition_key()).or_default() += 1;
+    white.new_game()?;
+    black.new_game()?;
+    let (mut clock_w, mut clock_b) = match control {
+        Control::Clock { base, .. } => (base, base),
+        _ => (Duration::ZERO, Duration::ZERO),
+    };
+    // Consecutive moves of each side that fit the draw and win rules.
+    let mut drawish = [0u32; 2];
+    let mut winning = [0i32; 2];
+    let position_cmd = |moves: &[String]| {
+        let mut s = format!("position fen {}", start.fen());
+        if !moves.is_empty() {
+            s.push_str(" moves ");
+            s.push_str(&moves.join(" "));
+        }
+        s
+    };
+    let finish = |result: &'static str, reason: String, moves: Vec<String>| Record {
+        start_fen: start.fen(),
+        moves,
+        result,
+        reason,
+    };
+    loop {
+        if !pos.has_legal_moves() {
+            return Ok(if pos.is_check() {
+                finish(loss_for(pos.turn()), "checkmate".into(), moves)
+            } else {
+                finish("1/2-1/2", "stalemate".into(), moves)
+            });
+        }
+        if pos.is_insufficient_material() {
+            return Ok(finish("1/2-1/2", "insufficient material".into(), moves));
+        }
+        if pos.halfmoves() >= 100 {
+            return Ok(finish("1/2-1/2", "fifty-move rule".into(), moves));
+        }
+        if seen.get(&pos.repetition_key()).copied().unwrap_or(0) >= 3 {
+            return Ok(finish("1/2-1/2", "threefold repetition".into(), moves));
+        }
+        if moves.len() >= 600 {
+            return Ok(finish("1/2-1/2", "move limit".into(), moves));
+        }
+        let side = pos.turn();
+        let (engine, left) = match side {
+            Color::White => (&mut *white, clock_w),
+            Color::Black => (&mut *black, clock_b),
+        };
+        let (go, timeout) = match control {
+            Control::Clock { inc, .. } => (
+                format!(
+                    "go wtime {} btime {} winc {} binc {}",
+                    clock_w.as_millis(),
+                    clock_b.as_millis(),
+                    inc.as_millis(),
+                    inc.as_millis()
+                ),
+                left + Duration::from_secs(5),
+            ),
+            Control::Nodes(n) => (format!("go nodes {n}"), Duration::from_secs(120)),
+            Control::MoveTime(t) => (
+                format!("go movetime {}", t.as_millis()),
+                t + Duration::from_secs(5),
+            ),
+        };
+        let reply = match engine.search(&position_cmd(&moves), &go, timeout) {
+            Ok(r) => r,
+            Err(e) => return Ok(finish(loss_for(side), e, moves)),
+        };
+        if let Control::Clock { inc, .. } = control {
+            if reply.elapsed > left {
+                return Ok(finish(loss_for(side), "time forfeit".into(), moves));
+            }
+            let now = left - reply.elapsed + inc;
+            match side {
+                Color::White => clock_w = now,
+                Color::Black => clock_b = now,
+            }
+        }
+        let mv = match pos.parse_uci(&reply.best) {
+            Ok(m) => m,
+            Err(_) => {
+                let reason = format!("illegal move {:?} by {}", reply.best, engine.name);
+                return Ok(finish(loss_for(side), reason, moves));
+            }
+        };
+        // Adjudication on the engines' scores (each from its own side).
+        let i = side.index();
+        match reply.score {
+            Some(s) if s.abs() <= adjudication.draw_cp => drawish[i] += 1,
+            _ => drawish[i] = 0,
+        }
+        winning[i] = match reply.score {
+            // Positive: this side says it wins; negative: it says it loses. Kept in White's view.
+            Some(s) if s.abs() >= adjudication.win_cp || s.abs() > MATE - 1000 => {
+                let white_view = if side == Color::White { s } else { -s };
+                let prev = winning[i];
+                if prev != 0 && prev.signum() == white_view.signum() {
+                    prev + prev.signum()
+                } else {
+                    white_view.signum()
+                }
+            }
+            _ => 0,
+        };
+        pos.play_unchecked(mv);
+        moves.push(reply.best);
+        *seen.entry(pos.repetition_key()).or_default() += 1;
+        let full_moves = (moves.len() / 2) as u32;
+        if full_moves >= adjudication.draw_after
+            && adjudication.draw_moves > 0
+            && drawish.iter().all(|&d| d >= adjudication.draw_moves)
+        {
+            return Ok(finish("1/2-1/2", "adjudicated draw".into(), moves));
+        }
+        let w = adjudication.win_moves as i32;
+        if w > 0 && winning[0] >= w && winning[1] >= w {
+            return Ok(finish("1-0", "adjudicated win".into(), moves));
+        }
+        if w > 0 && winning[0] <= -w && winning[1] <= -w {
+            return Ok(finish("0-1", "adjudicated win".into(), moves));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls() {
+        assert!(matches!(
+            Control::parse("10+0.1"),
+            Ok(Control::Clock { .. })
+        ));
+        assert!(matches!(
+            Control::parse("nodes=20000"),
+            Ok(Control::Nodes(20000))
+        ));
+        assert!(matches!(
+            Control::parse("movetime=50"),
+            Ok(Control::MoveTime(_))
+        ));
+        for bad in ["", "x", "0+1", "nodes=0", "movetime=-3", "10+y"] {
+            assert!(Control::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! `chess-match`: engine-versus-engine matches over UCI with a sequential probability ratio
+//! test, for proving that a change to search or evaluation gains strength.
+//!
+//! Games are played in pairs: both games of a pair start from the same opening of the book with
+//! colours swapped. Several pairs run at once (`--concurrency`), each worker with its own two
+//! engine processes. After every pair the state (pentanomial counts, the pairs done) is written
+//! to `--state`, so a stopped match resumes where it was (`--resume`). With `--sprt elo0,elo1`
+//! the match stops as soon as the test decides. The last line gives the result.
+//!
+//! ```text
+//! chess-match --engine target/release/chess-uci --opponent ./chess-uci-base \
+//!     --tc 10+0.1 --sprt 0,5 --concurrency 2 --pairs 5000 --pgn sprt.pgn --state sprt.json
+//! ```
+
+mod engine;
+mod game;
+mod sprt;
+
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use chess_rules::Position;
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+
+use engine::Engine;
+use game::{Adjudication, Control, Record};
+use sprt::{Decision, Pentanomial, Sprt};
+
+const DEFAULT_BOOK: &str = include_str!("../books/default.txt");
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Engine matches over UCI with an SPRT: game pairs, concurrency, adjudication, resume"
+)]
+struct Args {
+    /// The engine under test (a command line).
+    #[arg(long)]
+    engine: String,
+    /// The baseline or opponent (a command line).
+    #[arg(long)]
+    opponent: String,
+    /// NAME=VALUE, a UCI option of the engine under test (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    engine_options: Vec<String>,
+    /// NAME=VALUE, a UCI option of the opponent (repeatable).
+    #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
+    opponent_options: Vec<String>,
+    /// BASE+INC in seconds (`10+0.1`), `nodes=N` per move, or `movetime=MS`.
+    #[arg(long, default_value = "10+0.1")]
+    tc: String,
+    /// Game pairs at most.
+    #[arg(long, default_value_t = 500)]
+    pairs: u64,
+    /// Pairs played at once (each with two engine processes).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// `elo0,elo1[,alpha[,beta]]`: stop when the test decides.
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Openings, one per line: UCI moves from the start position, or a FEN; `#` comments.
+    /// The default is a built-in list of 50 open, semi-open, closed and flank openings.
+    #[arg(long)]
+    book: Option<PathBuf>,
+    /// Where the games go (appended).
+    #[arg(long, default_value = "match.pgn")]
+    pgn: PathBuf,
+    /// The checkpoint written after every pair.
+    #[arg(long, default_value = "match.json")]
+    state: PathBuf,
+    /// Carry on from `--state` instead of starting afresh.
+    #[arg(long)]
+    resume: bool,
+    /// Adjudicate a draw after this move when both engines score within --draw-cp for
+    /// --draw-moves moves each (0 turns it off).
+    #[arg(long, default_value_t = 8)]
+    draw_moves: u32,
+    #[arg(long, default_value_t = 40)]
+    draw_after: u32,
+    #[arg(long, default_value_t = 10)]
+    draw_cp: i32,
+    /// Adjudicate a win when both engines agree on --win-cp or more for --win-moves moves
+    /// each (0 turns it off).
+    #[arg(long, default_value_t = 4)]
+    win_moves: u32,
+    #[arg(long, default_value_t = 1000)]
+    win_cp: i32,
+}
+
+/// The checkpoint.
+#[derive(Serialize, Deserialize, Default)]
+struct State {
+    /// What was being measured: a resumed match must be the same one.
+    setup: String,
+    penta: Pentanomial,
+    /// Wins, losses, draws of the engine under test.
+    wld: [u64; 3],
+    /// Games lost on time or by an engine failure, by the engine under test and its opponent.
+    forfeits: [u64; 2],
+    /// Pair indices finished.
+    done: Vec<u64>,
+}
+
+fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
+    items
+        .iter()
+        .map(|i| {
+            i.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .ok_or_else(|| format!("option {i:?} is not NAME=VALUE"))
+        })
+        .collect()
+}
+
+/// One opening: a start position and moves from it.
+struct Opening {
+    start: Position,
+    moves: Vec<String>,
+}
+
+fn book(text: &str) -> Result<Vec<Opening>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (start, moves) = if line.contains('/') {
+            let p = Position::from_fen(line)
+                .map_err(|e| format!("book line {}: {line:?}: {e}", n + 1))?;
+            (p, Vec::new())
+        } else {
+            let mut p = Position::startpos();
+            let moves: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            for m in &moves {
+                let mv = p
+                    .parse_uci(m)
+                    .map_err(|e| format!("book line {}: {m}: {e}", n + 1))?;
+                p.play_unchecked(mv);
+            }
+            (Position::startpos(), moves)
+        };
+        out.push(Opening { start, moves });
+    }
+    if out.is_empty() {
+        return Err("the opening book has no openings".into());
+    }
+    Ok(out)
+}
+
+fn pgn_text(rec: &Record, white: &str, black: &str, round: u64) -> String {
+    let mut s = String::new();
+    let start = Position::from_fen(&rec.start_fen).unwrap_or_else(|_| Position::startpos());
+    s.push_str("[Event \"chess-match\"]\n");
+    s.push_str(&format!(
+        "[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n"
+    ));
+    s.push_str(&format!("[Result \"{}\"]\n", rec.result));
+    if start != Position::startpos() {
+        s.push_str(&format!("[SetUp \"1\"]\n[FEN \"{}\"]\n", rec.start_fen));
+    }
+    s.push_str(&format!(
+        "[Termination \"{}\"]\n\n",
+        rec.reason.replace('"', "'")
+    ));
+    let mut pos = start;
+    let mut line = String::new();
+    for (i, m) in rec.moves.iter().enumerate() {
+        let Ok(mv) = pos.parse_uci(m) else { break };
+        if pos.turn() == chess_rules::Color::White {
+            line.push_str(&format!("{}. ", pos.fullmoves()));
+        } else if i == 0 {
+            line.push_str(&format!("{}... ", pos.fullmoves()));
+        }
+        line.push_str(&pos.san(mv));
+        line.push(' ');
+        pos.play_unchecked(mv);
+        if line.len() > 70 {
+            s.push_str(line.trim_end());
+            s.push('\n');
+            line.clear();
+        }
+    }
+    line.push_str(rec.result);
+    s.push_str(&line);
+    s.push_str("\n\n");
+    s
+}
+
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn summary(state: &State, sprt: Option<&Sprt>) -> String {
+    let [w, l, d] = state.wld;
+    let mut s = format!(
+        "{} games (+{w} -{l} ={d}), pentanomial {:?}",
+        w + l + d,
+        state.penta.0
+    );
+    if let Some((e, lo, hi)) = state.penta.elo() {
+        s.push_str(&format!(", Elo {e:+.1} (95% {lo:+.1} .. {hi:+.1})"));
+    }
+    if let Some(t) = sprt {
+        let (lo, hi) = t.bounds();
+        s.push_str(&format!(
+            ", LLR {:.2} ({lo:.2}, {hi:.2})",
+            t.llr(&state.penta)
+        ));
+    }
+    s
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let control = Control::parse(&args.tc)?;
+    let sprt = args.sprt.as_deref().map(Sprt::parse).transpose()?;
+    let engine_opts = options(&args.engine_options)?;
+    let opponent_opts = options(&args.opponent_options)?;
+    let book_text = match &args.book {
+        Some(p) => fs::read_to_string(p).map_err(|e| format!("book {}: {e}", p.display()))?,
+        None => DEFAULT_BOOK.to_owned(),
+    };
+    let openings = Arc::new(book(&book_text)?);
+    if args.concurrency == 0 {
+        return Err("--concurrency must be at least 1".into());
+    }
+    let adjudication = Adjudication {
+        draw_after: args.draw_after,
+        draw_moves: args.draw_moves,
+        draw_cp: args.draw_cp,
+        win_moves: args.win_moves,
+        win_cp: args.win_cp,
+    };
+    let setup = format!(
+        "{} {:?} vs {} {:?}, {}, sprt {:?}",
+        args.engine, args.engine_options, args.opponent, args.opponent_options, args.tc, args.sprt
+    );
+    let state = if args.resume && args.state.exists() {
+        let text = fs::read_to_string(&args.state)
+            .map_err(|e| format!("{}: {e}", args.state.display()))?;
+        let s: State = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a match state: {e}", args.state.display()))?;
+        if s.setup != setup {
+            return Err(format!(
+                "{} is the state of another match ({}); start afresh without --resume",
+                args.state.display(),
+                s.setup
+            ));
+        }
+        println!("resuming: {}", summary(&s, sprt.as_ref()));
+        s
+    } else {
+        fs::write(&args.pgn, "").map_err(|e| format!("{}: {e}", args.pgn.display()))?;
+        State {
+            setup,
+            ..State::default()
+        }
+    };
+    println!(
+        "chess-match: {} vs {}, {}, {} openings, concurrency {}, load average {}",
+        args.engine,
+        args.opponent,
+        args.tc,
+        openings.len(),
+        args.concurrency,
+        load_average()
+    );
+    let state = Arc::new(Mutex::new(state));
+    let next = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut workers = Vec::new();
+    for _ in 0..args.concurrency {
+        let (state, next, stop, errors, openings) = (
+            state.clone(),
+            next.clone(),
+            stop.clone(),
+            errors.clone(),
+            openings.clone(),
+        );
+        let (engine_cmd, opponent_cmd) = (args.engine.clone(), args.opponent.clone());
+        let (engine_opts, opponent_opts) = (engine_opts.clone(), opponent_opts.clone());
+        let (pgn_path, state_path, max_pairs) = (args.pgn.clone(), args.state.clone(), args.pairs);
+        workers.push(thread::spawn(move || {
+            let result = (|| -> Result<(), String> {
+                let mut ours = Engine::start(&engine_cmd, &engine_opts)?;
+                let mut theirs = Engine::start(&opponent_cmd, &opponent_opts)?;
+                // Name each by its options too, so that two builds of one engine, or one engine
+                // with two settings, can be told apart in the games.
+                for (e, opts) in [(&mut ours, &engine_opts), (&mut theirs, &opponent_opts)] {
+                    if !opts.is_empty() {
+                        let list: Vec<String> =
+                            opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        e.name = format!("{} ({})", e.name, list.join(", "));
+                    }
+                }
+                loop {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    let pair = next.fetch_add(1, Ordering::SeqCst);
+                    if pair >= max_pairs {
+                        return Ok(());
+                    }
+                    if state.lock().map_err(|_| "poisoned")?.done.contains(&pair) {
+                        continue;
+                    }
+                    let o = &openings[(pair as usize) % openings.len()];
+                    let first = game::play(
+                        &o.start,
+                        &o.moves,
+                        &mut ours,
+                        &mut theirs,
+                        control,
+                        &adjudication,
+                    )?;
+                    let second = game::play(
+                        &o.start,
+                        &o.moves,
+                        &mut theirs,
+                        &mut ours,
+                        control,
+                        &adjudication,
+                    )?;
+                    let mut s = state.lock().map_err(|_| "poisoned")?;
+                    let mut half_points = 0;
+                    let mut text = String::new();
+                    for (i, (rec, ours_white)) in
+                        [(&first, true), (&second, false)].into_iter().enumerate()
+                    {
+                        let ours_points = match (rec.result, ours_white) {
+                            ("1-0", true) | ("0-1", false) => 2,
+                            ("1/2-1/2", _) => 1,
+                            _ => 0,
+                        };
+                        half_points += ours_points;
+                        s.wld[match ours_points {
+                            2 => 0,
+                            0 => 1,
+                            _ => 2,
+                        }] += 1;
+                        let forfeit = rec.reason.contains("time forfeit")
+                            || rec.reason.contains("illegal move")
+                            || rec.reason.contains("did not answer")
+                            || rec.reason.contains("exited");
+                        if forfeit {
+                            s.forfeits[usize::from(ours_points == 2)] += 1;
+                        }
+                        let (w, b) = if ours_white {
+                            (ours.name.as_str(), theirs.name.as_str())
+                        } else {
+                            (theirs.name.as_str(), ours.name.as_str())
+                        };
+                        text.push_str(&pgn_text(rec, w, b, 2 * pair + i as u64 + 1));
+                    }
+                    s.penta.add(half_points);
+                    s.done.push(pair);
+                    let mut f = fs::OpenOptions::new()
+                        .append(true)
+                        .create(true)
+                        .open(&pgn_path)
+                        .map_err(|e| format!("{}: {e}", pgn_path.display()))?;
+                    f.write_all(text.as_bytes())
+                        .map_err(|e| format!("{}: {e}", pgn_path.display()))?;
+                    let json = serde_json::to_string(&*s).map_err(|e| e.to_string())?;
+                    let tmp = state_path.with_extension("tmp");
+                    fs::write(&tmp, json)
+                        .and_then(|()| fs::rename(&tmp, &state_path))
+                        .map_err(|e| format!("{}: {e}", state_path.display()))?;
+                    println!(
+                        "pair {} ({}, {}): {}",
+                        pair + 1,
+                        first.result,
+                        second.result,
+                        summary(&s, sprt.as_ref())
+                    );
+                    if let Some(t) = &sprt
+                        && t.decide(&s.penta) != Decision::Continue
+                    {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+            })();
+            if let Err(e) = result {
+                stop.store(true, Ordering::SeqCst);
+                if let Ok(mut errs) = errors.lock() {
+                    errs.push(e);
+                }
+            }
+        }));
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+    let s = state.lock().map_err(|_| "poisoned")?;
+    let errs = errors.lock().map_err(|_| "poisoned")?;
+    for e in errs.iter() {
+        eprintln!("error: {e}");
+    }
+    let verdict = match &sprt {
+        Some(t) => match t.decide(&s.penta) {
+            Decision::H1 => format!("SPRT [{}, {}]: H1 accepted", t.elo0, t.elo1),
+            Decision::H0 => format!("SPRT [{}, {}]: H0 accepted", t.elo0, t.elo1),
+            Decision::Continue => format!("SPRT [{}, {}]: undecided", t.elo0, t.elo1),
+        },
+        None => "match".to_owned(),
+    };
+    println!(
+        "{verdict}: {}; forfeits {} by the engine, {} by the opponent; load average {}",
+        summary(&s, sprt.as_ref()),
+        s.forfeits[0],
+        s.forfeits[1],
+        load_average()
+    );
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err("a worker stopped on an error".into())
+    }
+}
+
+fn main() {
+    if let Err(e) = run(Args::parse()) {
+        eprintln!("chess-match: {e}");
+        std::process::exit(1);
+    }
+}
