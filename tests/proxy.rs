@@ -5,6 +5,10 @@
 //! Armed with a byte pattern, the proxy passes on the client's bytes that hold it, holds back
 //! everything the server sends from then on, waits for the server to act on them, and then
 //! closes both sides. It fires once per arming. Threads and sockets end when it is dropped.
+//!
+//! Stalled, it stops passing bytes either way and leaves new connections waiting, with no
+//! reset: what a client sees when the server's host vanishes from the network. Healed, it
+//! passes on what it held.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -21,6 +25,7 @@ struct Shared {
     armed: Mutex<Option<Vec<u8>>>,
     fired: AtomicU32,
     stop: AtomicBool,
+    stalled: AtomicBool,
 }
 
 /// The proxy; dropping it stops it.
@@ -47,6 +52,11 @@ impl CutProxy {
         let s = shared.clone();
         let accept = thread::spawn(move || {
             while !s.stop.load(Ordering::SeqCst) {
+                if s.stalled.load(Ordering::SeqCst) {
+                    // New connections wait in the listen queue, as behind a dead link.
+                    thread::sleep(Duration::from_millis(10));
+                    continue;
+                }
                 match listener.accept() {
                     Ok((client, _)) => {
                         let _ = client.set_nonblocking(false);
@@ -78,6 +88,16 @@ impl CutProxy {
     /// Forgets an arming that has not fired.
     pub fn disarm(&self) {
         *self.shared.armed.lock().unwrap() = None;
+    }
+
+    /// Stops passing bytes, both ways and on every connection, without closing anything.
+    pub fn stall(&self) {
+        self.shared.stalled.store(true, Ordering::SeqCst);
+    }
+
+    /// Passes bytes again, the held ones first.
+    pub fn heal(&self) {
+        self.shared.stalled.store(false, Ordering::SeqCst);
     }
 
     /// How many connections it has cut.
@@ -113,6 +133,7 @@ fn pipe(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
             match from.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
+                    wait_while_stalled(&stop);
                     if !h.load(Ordering::SeqCst) && to.write_all(&buf[..n]).is_err() {
                         break;
                     }
@@ -163,6 +184,7 @@ fn pipe(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
             if cut {
                 held.store(true, Ordering::SeqCst);
             }
+            wait_while_stalled(&shared);
             if to.write_all(&buf[..n]).is_err() {
                 break;
             }
@@ -177,6 +199,13 @@ fn pipe(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
         let _ = to.shutdown(Shutdown::Both);
         let _ = from.shutdown(Shutdown::Both);
     });
+}
+
+/// Holds the bytes just read while the proxy is stalled (and not stopping).
+fn wait_while_stalled(shared: &Shared) {
+    while shared.stalled.load(Ordering::SeqCst) && !shared.stop.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn is_timeout(e: &std::io::Error) -> bool {

@@ -6,6 +6,7 @@ mod auth;
 mod batched;
 mod connections;
 mod crash;
+mod database_stall;
 mod discovery;
 mod engine_move;
 mod framing;

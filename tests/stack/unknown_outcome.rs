@@ -20,14 +20,14 @@ use crate::rules_replicas::gateway;
 use crate::runtime;
 
 /// A replica whose database connections go through `proxy`.
-fn replica_behind(proxy: &CutProxy, url: &str, dir: &TempDir) -> Service {
+pub(crate) fn replica_behind(proxy: &CutProxy, url: &str, dir: &TempDir) -> Service {
     let direct = database_addr(url);
     let through = url.replace(&direct.to_string(), &proxy.addr().to_string());
     replica(&through, dir)
 }
 
 /// The `127.0.0.1:port` of a `postgres://user@127.0.0.1:port/db` URL.
-fn database_addr(url: &str) -> SocketAddr {
+pub(crate) fn database_addr(url: &str) -> SocketAddr {
     let host = url.split('@').nth(1).and_then(|r| r.split('/').next());
     host.and_then(|h| h.parse().ok())
         .unwrap_or_else(|| panic!("no 127.0.0.1:port in {url}"))

@@ -10,7 +10,10 @@
 //!   (`NOTIFY chess_game_events`), delivered only once the transaction has committed.
 //! - Migrations are versioned and applied at start in one transaction under an advisory lock,
 //!   so replicas starting together apply each migration exactly once.
-//! - Connections come from a bounded pool; every statement has a timeout. A failure to reach
+//! - Connections come from a bounded pool; every statement has a timeout, and every call a
+//!   client-side one (the database timeout and 500 ms): a database whose host vanished fails
+//!   calls with UNAVAILABLE instead of hanging them, and a connection whose data stays
+//!   unacknowledged that long is dropped by the kernel (`tcp_user_timeout`). A failure to reach
 //!   the database is [`StoreError::Backend`] (the service answers UNAVAILABLE: retryable);
 //!   a write whose connection broke after it was sent is [`StoreError::Unconfirmed`] (it
 //!   may have committed: the service says the outcome is unknown).
@@ -111,6 +114,10 @@ pub struct PostgresStore {
     config: tokio_postgres::Config,
     handle: Handle,
     shown: String,
+    /// The longest a store call may take in all, waiting for a connection included: the
+    /// database timeout and a little slack for the server's own statement timeout to answer
+    /// first.
+    call_timeout: Duration,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -155,6 +162,12 @@ impl PostgresStore {
             .connect_timeout(options.statement_timeout)
             .keepalives(true)
             .keepalives_idle(Duration::from_secs(10))
+            .keepalives_interval(Duration::from_secs(2))
+            .keepalives_retries(3)
+            // Data the server's host has not acknowledged for this long breaks the connection
+            // (the kernel gives up on it): a vanished host is noticed within the timeout and
+            // the pool makes a new connection rather than queueing behind a dead one.
+            .tcp_user_timeout(options.statement_timeout)
             .options(format!(
                 "-c statement_timeout={timeout_ms} -c lock_timeout={timeout_ms} \
                  -c idle_in_transaction_session_timeout={}",
@@ -180,6 +193,7 @@ impl PostgresStore {
             config,
             handle: Handle::current(),
             shown,
+            call_timeout: options.statement_timeout + Duration::from_millis(500),
         };
         let deadline = tokio::time::Instant::now() + options.start_wait;
         loop {
@@ -253,11 +267,39 @@ impl PostgresStore {
         txn.commit().await.map_err(|e| backend("migrate", e))
     }
 
+    /// Runs a read, failing it with a backend error (UNAVAILABLE on the wire) if the database
+    /// has not answered within the call timeout: an unreachable database must not hang a
+    /// call for as long as the network takes to notice.
     fn block_on<T>(
         &self,
         f: impl std::future::Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        self.handle.block_on(f)
+        self.bounded(f, StoreError::Backend)
+    }
+
+    /// Runs a write the same way; a write that times out may have been applied (its commit
+    /// may be on the way back), so it is unconfirmed, never "not stored".
+    fn write_on<T>(
+        &self,
+        f: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        self.bounded(f, StoreError::Unconfirmed)
+    }
+
+    fn bounded<T>(
+        &self,
+        f: impl std::future::Future<Output = Result<T, StoreError>>,
+        late: fn(String) -> StoreError,
+    ) -> Result<T, StoreError> {
+        let limit = self.call_timeout;
+        self.handle.block_on(async move {
+            tokio::time::timeout(limit, f).await.unwrap_or_else(|_| {
+                Err(late(format!(
+                    "PostgreSQL did not answer within {} ms",
+                    limit.as_millis()
+                )))
+            })
+        })
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -371,7 +413,7 @@ impl PostgresStore {
 impl GameStore for PostgresStore {
     fn create(&self, id: GameId, first: &Event) -> Result<(), StoreError> {
         let body = json(first)?;
-        self.block_on(async {
+        self.write_on(async {
             let client = self.client().await?;
             let n = client
                 .execute(
@@ -406,7 +448,7 @@ impl GameStore for PostgresStore {
         }
         let bodies = events.iter().map(json).collect::<Result<Vec<_>, _>>()?;
         let deadline = flag_deadline_ms.map(|d| d.min(i64::MAX as u64) as i64);
-        self.block_on(async {
+        self.write_on(async {
             let mut client = self.client().await?;
             let txn = client
                 .transaction()
@@ -445,7 +487,7 @@ impl GameStore for PostgresStore {
         event: &Event,
         flag_deadline_ms: Option<u64>,
     ) -> Result<(), StoreError> {
-        self.block_on(self.append_async(id, seq, event, flag_deadline_ms))
+        self.write_on(self.append_async(id, seq, event, flag_deadline_ms))
     }
 
     fn load(&self, id: GameId) -> Result<Option<Vec<Event>>, StoreError> {
