@@ -51,7 +51,7 @@ fn run_report(dir: &Path, name: &str, args: &[&str]) -> Json {
     let out = loadgen(&all);
     assert!(out.status.success(), "{name}: {}", text(&out));
     let report = std::fs::read_to_string(&path).expect("the JSON report");
-    Json::parse(&report).unwrap_or_else(|e| panic!("{name}: bad JSON ({e}):\n{report}"))
+    parse_json(&report).unwrap_or_else(|e| panic!("{name}: bad JSON ({e}):\n{report}"))
 }
 
 // ---- the servers' side, read by the test itself ----
@@ -120,11 +120,11 @@ fn assert_percentiles_ordered(latency: &Json) {
 /// same.
 #[track_caller]
 fn assert_counts_agree(report: &Json, counted: &BTreeMap<(String, String), u64>, service: &str) {
-    let methods = report.get("methods").arr();
+    let methods = report.at("methods").arr();
     assert!(!methods.is_empty(), "no methods in the report");
     let mut client_total = 0;
     for m in methods {
-        let method = m.get("method").str();
+        let method = m.at("method").str();
         let requests = m.num("requests") as u64;
         client_total += requests;
         let server: u64 = counted
@@ -136,10 +136,10 @@ fn assert_counts_agree(report: &Json, counted: &BTreeMap<(String, String), u64>,
             requests, server,
             "{method}: the client sent {requests}, the {service} counted {server}"
         );
-        let reported = m.get("server_counts").num(service) as u64;
+        let reported = m.at("server_counts").num(service) as u64;
         assert_eq!(reported, server, "{method}: the report's own server count");
         // The client's codes match the server's, code by code.
-        for (code, n) in m.get("codes").obj() {
+        for (code, n) in m.at("codes").obj() {
             let server_code: u64 = counted
                 .iter()
                 .filter(|((meth, c), _)| {
@@ -150,7 +150,7 @@ fn assert_counts_agree(report: &Json, counted: &BTreeMap<(String, String), u64>,
             assert_eq!(n.as_num() as u64, server_code, "{method} {code}");
         }
     }
-    assert_eq!(client_total, report.get("result").num("requests") as u64);
+    assert_eq!(client_total, report.at("result").num("requests") as u64);
 }
 
 #[test]
@@ -201,14 +201,14 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
         );
         let counted = delta(&before, &handled_all(&stack.gateway.scrape_metrics()));
         let search_after = stack.search.scrape_metrics();
-        let result = report.get("result");
+        let result = report.at("result");
         assert_eq!(result.num("requests"), 12.0, "{scenario}");
         assert_eq!(result.num("errors"), 0.0, "{scenario}: {result:?}");
-        assert_eq!(result.get("stopped_by").str(), "requests");
-        assert_percentiles_ordered(result.get("latency_ms"));
+        assert_eq!(result.at("stopped_by").str(), "requests");
+        assert_percentiles_ordered(result.at("latency_ms"));
         assert_counts_agree(&report, &counted, "gateway");
         // Engine figures agree with the search service's counters.
-        let nodes = result.get("engine").num("nodes");
+        let nodes = result.at("engine").num("nodes");
         let server_nodes = metric_sum(&search_after, "chess_search_nodes_total", &[])
             - metric_sum(&search_before, "chess_search_nodes_total", &[]);
         let evaluations = metric_sum(&search_after, "chess_search_static_evaluations_total", &[])
@@ -217,19 +217,19 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
             "analyze" | "analyze-stream" => {
                 assert_eq!(nodes, server_nodes, "{scenario}");
                 assert!(nodes >= 12.0 * 1000.0, "{scenario}: {nodes} nodes");
-                assert_eq!(result.get("engine").num("positions"), 12.0);
+                assert_eq!(result.at("engine").num("positions"), 12.0);
             }
             "evaluate" => {
-                assert_eq!(result.get("engine").num("positions"), 12.0 * 8.0);
+                assert_eq!(result.at("engine").num("positions"), 12.0 * 8.0);
                 assert_eq!(evaluations, 96.0);
             }
             "game" => {
                 assert_eq!(nodes, server_nodes, "{scenario}");
                 let names: Vec<&str> = report
-                    .get("methods")
+                    .at("methods")
                     .arr()
                     .iter()
-                    .map(|m| m.get("method").str())
+                    .map(|m| m.at("method").str())
                     .collect();
                 for m in [
                     "/chess.v1.GameService/CreateGame",
@@ -241,10 +241,10 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
             }
             "moves" => {
                 let names: Vec<&str> = report
-                    .get("methods")
+                    .at("methods")
                     .arr()
                     .iter()
-                    .map(|m| m.get("method").str())
+                    .map(|m| m.at("method").str())
                     .collect();
                 assert_eq!(
                     names,
@@ -256,22 +256,22 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
                 assert_eq!((nodes, server_nodes), (0.0, 0.0));
             }
             "rules" => {
-                assert_eq!(report.get("methods").arr().len(), 4);
+                assert_eq!(report.at("methods").arr().len(), 4);
                 assert_eq!(nodes, 0.0);
             }
             _ => {
-                assert!(report.get("methods").arr().len() >= 3);
+                assert!(report.at("methods").arr().len() >= 3);
                 assert_eq!(nodes, server_nodes, "{scenario}");
             }
         }
         // The report's search section read the same counters.
         let search_side = report
-            .get("server")
+            .at("server")
             .arr()
             .iter()
-            .find(|s| s.get("service").str() == "search")
+            .find(|s| s.at("service").str() == "search")
             .expect("the search service's section")
-            .get("search");
+            .at("search");
         assert_eq!(search_side.num("nodes"), server_nodes, "{scenario}");
     }
 
@@ -295,7 +295,7 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
     );
     let counted = delta(&before, &handled_all(&stack.search.scrape_metrics()));
     assert_counts_agree(&report, &counted, "search");
-    assert_eq!(report.get("config").num("depth"), 4.0);
+    assert_eq!(report.at("config").num("depth"), 4.0);
 
     // The moves scenario straight to the rules service (it needs no engine).
     let rules_metrics = format!("http://{}/metrics", stack.rules.metrics);
@@ -320,7 +320,7 @@ fn every_scenario_agrees_with_what_the_gateway_counted() {
     );
     let counted = delta(&before, &handled_all(&stack.rules.scrape_metrics()));
     assert_counts_agree(&report, &counted, "rules");
-    assert_eq!(report.get("result").num("errors"), 0.0, "{report:?}");
+    assert_eq!(report.at("result").num("errors"), 0.0, "{report:?}");
 }
 
 #[test]
@@ -328,7 +328,7 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
     let stack = Stack::start();
     let out = TempDir::new("loadgen-shapes");
     let target = stack.gateway.url();
-    let count = |report: &Json| report.get("result").num("requests") as u64;
+    let count = |report: &Json| report.at("result").num("requests") as u64;
 
     // Open model, two steps: 10/s then 20/s for a second each is 30 sends exactly, and the
     // warm-up before it shows in neither the report nor the gateway's count.
@@ -355,8 +355,8 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
     assert_eq!(count(&report), 30);
     // The report read the gateway's metrics after the warm-up had drained: its server counts
     // are the measured calls only, while the gateway saw both.
-    let warmup = report.get("warmup").num("requests") as u64;
-    assert!(warmup >= 1, "{:?}", report.get("warmup"));
+    let warmup = report.at("warmup").num("requests") as u64;
+    assert!(warmup >= 1, "{:?}", report.at("warmup"));
     // (Besides the health check chess-loadgen makes before it starts.)
     let chess_calls: u64 = counted
         .iter()
@@ -364,24 +364,24 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
         .map(|(_, n)| n)
         .sum();
     assert_eq!(chess_calls, 30 + warmup, "{counted:?}");
-    for m in report.get("methods").arr() {
+    for m in report.at("methods").arr() {
         assert_eq!(
             m.num("requests"),
-            m.get("server_counts").num("gateway"),
+            m.at("server_counts").num("gateway"),
             "{m:?}"
         );
     }
-    assert_eq!(report.get("config").get("model").str(), "open");
-    let stages = report.get("stages").arr();
+    assert_eq!(report.at("config").at("model").str(), "open");
+    let stages = report.at("stages").arr();
     assert_eq!(stages.len(), 2);
     assert_eq!(stages[0].num("requests"), 10.0);
     assert_eq!(stages[1].num("requests"), 20.0);
     assert_eq!(stages[1].num("level"), 20.0);
-    assert_percentiles_ordered(report.get("result").get("latency_ms"));
+    assert_percentiles_ordered(report.at("result").at("latency_ms"));
     // Coordinated-omission correction: latency from the intended send time is never below
     // the time from the actual send.
-    let result = report.get("result");
-    assert!(result.get("latency_ms").num("max") >= result.get("service_time_ms").num("max"));
+    let result = report.at("result");
+    assert!(result.at("latency_ms").num("max") >= result.at("service_time_ms").num("max"));
 
     // Open model, a ramp from 0 to 20/s over two seconds: 20 sends, with a request cap that
     // stops it earlier.
@@ -417,7 +417,7 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
         ],
     );
     assert_eq!(count(&capped), 7);
-    assert_eq!(capped.get("result").get("stopped_by").str(), "requests");
+    assert_eq!(capped.at("result").at("stopped_by").str(), "requests");
 
     // Closed model: steps of clients and a ramp, bounded by time; several connections.
     let before = handled_all(&stack.gateway.scrape_metrics());
@@ -443,16 +443,16 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
     );
     let counted = delta(&before, &handled_all(&stack.gateway.scrape_metrics()));
     assert_counts_agree(&steps, &counted, "gateway");
-    assert_eq!(steps.get("result").get("stopped_by").str(), "duration");
-    let stages = steps.get("stages").arr();
+    assert_eq!(steps.at("result").at("stopped_by").str(), "duration");
+    let stages = steps.at("stages").arr();
     assert_eq!(stages.len(), 2);
     assert!(stages[0].num("requests") > 0.0 && stages[1].num("requests") > 0.0);
-    let wall = steps.get("result").num("wall_s");
+    let wall = steps.at("result").num("wall_s");
     assert!((1.3..10.0).contains(&wall), "{wall}");
-    let timeline = steps.get("timeline").arr();
+    let timeline = steps.at("timeline").arr();
     assert!(!timeline.is_empty());
     let per_second: f64 = timeline.iter().map(|s| s.num("ok") + s.num("errors")).sum();
-    assert_eq!(per_second, steps.get("result").num("requests"));
+    assert_eq!(per_second, steps.at("result").num("requests"));
 
     let ramp = run_report(
         &out.0,
@@ -469,7 +469,7 @@ fn load_shapes_send_what_they_promise_and_warm_up_is_not_counted() {
         ],
     );
     assert!(count(&ramp) > 0);
-    assert_eq!(ramp.get("config").get("level").str(), "1..3");
+    assert_eq!(ramp.at("config").at("level").str(), "1..3");
 
     // The other outputs: CSV summary and timeline, and the SVG chart.
     let csv = out.0.join("r.csv");
@@ -590,9 +590,9 @@ fn overload_shows_as_resource_exhausted_on_both_sides() {
     );
     let search_after = stack.search.scrape_metrics();
     let counted = delta(&before, &handled_all(&stack.gateway.scrape_metrics()));
-    let result = report.get("result");
+    let result = report.at("result");
     assert_eq!(result.num("requests"), 40.0);
-    let codes = result.get("codes");
+    let codes = result.at("codes");
     let exhausted = codes.num("RESOURCE_EXHAUSTED");
     assert!(exhausted > 0.0, "no overload seen: {result:?}");
     assert_eq!(codes.num("OK") + exhausted, 40.0, "{codes:?}");
@@ -609,27 +609,27 @@ fn overload_shows_as_resource_exhausted_on_both_sides() {
         - metric_sum(&search_before, "chess_search_rejected_total", &[]);
     assert_eq!(rejected, exhausted);
     let side = report
-        .get("server")
+        .at("server")
         .arr()
         .iter()
-        .find(|s| s.get("service").str() == "search")
+        .find(|s| s.at("service").str() == "search")
         .expect("the search service's section")
-        .get("search");
+        .at("search");
     assert_eq!(side.num("rejected"), exhausted);
     assert!(
         result
-            .get("error_samples")
-            .get("RESOURCE_EXHAUSTED")
+            .at("error_samples")
+            .at("RESOURCE_EXHAUSTED")
             .str()
             .contains("busy")
     );
     // The report tells this overload from a rate limit.
-    let refused = result.get("refused").arr();
+    let refused = result.at("refused").arr();
     assert_eq!(refused.len(), 1, "{result:?}");
-    assert_eq!(refused[0].get("by").str(), "search-busy");
+    assert_eq!(refused[0].at("by").str(), "search-busy");
     assert_eq!(refused[0].num("count"), exhausted);
-    assert_percentiles_ordered(result.get("latency_ms"));
-    assert_percentiles_ordered(result.get("error_latency_ms"));
+    assert_percentiles_ordered(result.at("latency_ms"));
+    assert_percentiles_ordered(result.at("error_latency_ms"));
 }
 
 #[test]
@@ -681,16 +681,16 @@ fn a_rate_limited_run_says_why_and_how_to_lift_the_limit() {
         json.to_str().expect("utf-8 path"),
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let report = Json::parse(&std::fs::read_to_string(&json).expect("the JSON report"))
+    let report = parse_json(&std::fs::read_to_string(&json).expect("the JSON report"))
         .expect("a JSON report");
-    let result = report.get("result");
-    let exhausted = result.get("codes").num("RESOURCE_EXHAUSTED");
+    let result = report.at("result");
+    let exhausted = result.at("codes").num("RESOURCE_EXHAUSTED");
     assert!(exhausted >= 80.0, "{result:?}");
-    let refused = result.get("refused").arr();
+    let refused = result.at("refused").arr();
     assert_eq!(refused.len(), 1, "{result:?}");
-    assert_eq!(refused[0].get("by").str(), "gateway-rate-limit");
+    assert_eq!(refused[0].at("by").str(), "gateway-rate-limit");
     assert_eq!(refused[0].num("count"), exhausted);
-    let explanation = refused[0].get("explanation").str();
+    let explanation = refused[0].at("explanation").str();
     assert!(
         explanation.contains("5 requests per second (burst 5)")
             && explanation.contains("--rate-limit 0"),
@@ -806,10 +806,10 @@ fn a_chess_up_stack_does_not_rate_limit_the_load_generator() {
             "1s",
         ],
     );
-    let result = report.get("result");
+    let result = report.at("result");
     assert_eq!(result.num("requests"), 300.0, "{result:?}");
     assert_eq!(result.num("errors"), 0.0, "{result:?}");
-    assert!(result.get("refused").arr().is_empty(), "{result:?}");
+    assert!(result.at("refused").arr().is_empty(), "{result:?}");
 }
 
 fn write_report(dir: &Path, name: &str, p99: f64, rate: f64, errors: u64) -> String {
@@ -965,196 +965,55 @@ fn targets_outside_loopback_and_bad_flags_are_refused_clearly() {
     );
 }
 
-// ---- a small JSON reader, enough for the reports ----
+// ---- reading the reports (serde_json, with 0 and "" for what a report leaves out) ----
 
-#[derive(Clone, Debug, PartialEq)]
-enum Json {
-    Null,
-    Bool(bool),
-    Num(f64),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>),
-}
+type Json = serde_json::Value;
 
-static NULL: Json = Json::Null;
-
-impl Json {
-    fn parse(text: &str) -> Result<Json, String> {
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        let v = Json::value(bytes, &mut i)?;
-        Json::ws(bytes, &mut i);
-        if i != bytes.len() {
-            return Err(format!("trailing text at {i}"));
-        }
-        Ok(v)
-    }
-
-    fn ws(b: &[u8], i: &mut usize) {
-        while *i < b.len() && b[*i].is_ascii_whitespace() {
-            *i += 1;
-        }
-    }
-
-    fn value(b: &[u8], i: &mut usize) -> Result<Json, String> {
-        Json::ws(b, i);
-        let Some(&c) = b.get(*i) else {
-            return Err("unexpected end".to_owned());
-        };
-        match c {
-            b'{' => {
-                *i += 1;
-                let mut fields = Vec::new();
-                loop {
-                    Json::ws(b, i);
-                    if b.get(*i) == Some(&b'}') {
-                        *i += 1;
-                        return Ok(Json::Obj(fields));
-                    }
-                    let Json::Str(k) = Json::value(b, i)? else {
-                        return Err(format!("object key expected at {i}"));
-                    };
-                    Json::ws(b, i);
-                    if b.get(*i) != Some(&b':') {
-                        return Err(format!("':' expected at {i}"));
-                    }
-                    *i += 1;
-                    fields.push((k, Json::value(b, i)?));
-                    Json::ws(b, i);
-                    if b.get(*i) == Some(&b',') {
-                        *i += 1;
-                    }
-                }
-            }
-            b'[' => {
-                *i += 1;
-                let mut items = Vec::new();
-                loop {
-                    Json::ws(b, i);
-                    if b.get(*i) == Some(&b']') {
-                        *i += 1;
-                        return Ok(Json::Arr(items));
-                    }
-                    items.push(Json::value(b, i)?);
-                    Json::ws(b, i);
-                    if b.get(*i) == Some(&b',') {
-                        *i += 1;
-                    }
-                }
-            }
-            b'"' => {
-                *i += 1;
-                let mut s = Vec::new();
-                while let Some(&c) = b.get(*i) {
-                    *i += 1;
-                    match c {
-                        b'"' => {
-                            return String::from_utf8(s)
-                                .map(Json::Str)
-                                .map_err(|e| e.to_string());
-                        }
-                        b'\\' => {
-                            let e = *b.get(*i).ok_or("bad escape")?;
-                            *i += 1;
-                            match e {
-                                b'n' => s.push(b'\n'),
-                                b't' => s.push(b'\t'),
-                                b'r' => s.push(b'\r'),
-                                b'u' => {
-                                    let hex = std::str::from_utf8(&b[*i..*i + 4])
-                                        .map_err(|e| e.to_string())?;
-                                    let code =
-                                        u32::from_str_radix(hex, 16).map_err(|e| e.to_string())?;
-                                    *i += 4;
-                                    let ch = char::from_u32(code).unwrap_or('?');
-                                    s.extend_from_slice(ch.to_string().as_bytes());
-                                }
-                                other => s.push(other),
-                            }
-                        }
-                        other => s.push(other),
-                    }
-                }
-                Err("unterminated string".to_owned())
-            }
-            b't' if b[*i..].starts_with(b"true") => {
-                *i += 4;
-                Ok(Json::Bool(true))
-            }
-            b'f' if b[*i..].starts_with(b"false") => {
-                *i += 5;
-                Ok(Json::Bool(false))
-            }
-            b'n' if b[*i..].starts_with(b"null") => {
-                *i += 4;
-                Ok(Json::Null)
-            }
-            _ => {
-                let start = *i;
-                while *i < b.len() && (b[*i].is_ascii_digit() || b"+-.eE".contains(&b[*i])) {
-                    *i += 1;
-                }
-                std::str::from_utf8(&b[start..*i])
-                    .ok()
-                    .and_then(|t| t.parse().ok())
-                    .map(Json::Num)
-                    .ok_or_else(|| format!("bad value at {start}"))
-            }
-        }
-    }
-
-    fn get(&self, key: &str) -> &Json {
-        match self {
-            Json::Obj(fields) => fields
-                .iter()
-                .find(|(k, _)| k == key)
-                .map_or(&NULL, |(_, v)| v),
-            _ => &NULL,
-        }
-    }
-
-    fn as_num(&self) -> f64 {
-        match self {
-            Json::Num(n) => *n,
-            _ => 0.0,
-        }
-    }
-
+trait Fields {
+    /// A field; null when absent.
+    fn at(&self, key: &str) -> &Json;
+    fn as_num(&self) -> f64;
     /// A number field; 0 when absent.
     fn num(&self, key: &str) -> f64 {
-        self.get(key).as_num()
+        self.at(key).as_num()
     }
+    fn str(&self) -> &str;
+    fn arr(&self) -> &[Json];
+    fn obj(&self) -> Vec<(&str, &Json)>;
+}
 
+impl Fields for Json {
+    fn at(&self, key: &str) -> &Json {
+        &self[key]
+    }
+    fn as_num(&self) -> f64 {
+        self.as_f64().unwrap_or(0.0)
+    }
     fn str(&self) -> &str {
-        match self {
-            Json::Str(s) => s,
-            _ => "",
-        }
+        self.as_str().unwrap_or("")
     }
-
     fn arr(&self) -> &[Json] {
-        match self {
-            Json::Arr(a) => a,
-            _ => &[],
-        }
+        self.as_array().map_or(&[], Vec::as_slice)
     }
-
     fn obj(&self) -> Vec<(&str, &Json)> {
-        match self {
-            Json::Obj(f) => f.iter().map(|(k, v)| (k.as_str(), v)).collect(),
-            _ => Vec::new(),
-        }
+        self.as_object()
+            .map(|o| o.iter().map(|(k, v)| (k.as_str(), v)).collect())
+            .unwrap_or_default()
     }
+}
+
+fn parse_json(text: &str) -> Result<Json, serde_json::Error> {
+    serde_json::from_str(text)
 }
 
 #[test]
 fn the_json_reader_reads_reports() {
     let j =
-        Json::parse(r#"{"a":[1,2.5e1,-3],"b":{"c":"x\"\u00e9"},"d":true,"e":null}"#).expect("json");
-    assert_eq!(j.get("a").arr()[1].as_num(), 25.0);
-    assert_eq!(j.get("b").get("c").str(), "x\"é");
-    assert_eq!(j.get("d"), &Json::Bool(true));
-    assert_eq!(j.get("missing"), &Json::Null);
-    assert!(Json::parse("{").is_err());
+        parse_json(r#"{"a":[1,2.5e1,-3],"b":{"c":"x\"\u00e9"},"d":true,"e":null}"#).expect("json");
+    assert_eq!(j.at("a").arr()[1].as_num(), 25.0);
+    assert_eq!(j.at("b").at("c").str(), "x\"é");
+    assert_eq!(j.at("d"), &Json::Bool(true));
+    assert_eq!(j.at("missing"), &Json::Null);
+    assert_eq!(j.num("missing"), 0.0);
+    assert!(parse_json("{").is_err());
 }
