@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 
 const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, word, i, all) => (word.startsWith("--") ? [...pairs, [word.slice(2), all[i + 1]]] : pairs), []),
+  process.argv.slice(2).reduce((pairs, word, i, all) => (word.startsWith("--") && word !== "--keep-going" ? [...pairs, [word.slice(2), all[i + 1]]] : pairs), []),
 );
 const url = args.url;
 const keyedUrl = args["keyed-url"];
@@ -27,10 +27,21 @@ mkdirSync(shots, { recursive: true });
 
 const started = Date.now();
 const timings = {};
+// --keep-going: a failed step is reported and the next one runs (to see which checks an older
+// page fails); the script still exits non-zero.
+const keepGoing = process.argv.includes("--keep-going");
+const failedSteps = [];
 const step = async (name, body) => {
   const t0 = Date.now();
   process.stdout.write(`step ${name} ... `);
-  await body();
+  try {
+    await body();
+  } catch (e) {
+    if (!keepGoing) throw e;
+    failedSteps.push(name);
+    console.log(`FAILED: ${String(e?.message ?? e).split("\n")[0]}`);
+    return;
+  }
   timings[name] = Date.now() - t0;
   console.log(`ok (${timings[name]} ms)`);
 };
@@ -170,6 +181,7 @@ try {
     const status = await watcher.locator(".watch .status").textContent();
     assert(/You/.test(status) && /Engine/.test(status) && /to move/.test(status), status);
     // The engine answers fast: wait until White (the person) is to move, then watch White's clock run.
+    await watcher.bringToFront();
     const white = watcher.locator('.watch .clock[data-color="white"]');
     await watcher.waitForFunction(() => document.querySelector('.watch .clock[data-color="white"]')?.classList.contains("running"));
     const before = await white.textContent();
@@ -177,13 +189,15 @@ try {
     const after = await white.textContent();
     assert(before !== after && /You/.test(after), `white's clock runs: ${before} -> ${after}`);
     await watcher.screenshot({ path: join(shots, "watch.png") });
+    await page.bringToFront();
   });
 
   await step("play: the list steps back and forth; a reload resumes the game; Start asks first", async () => {
     const board = page.locator('[data-board="play"]');
     const live = await board.getAttribute("data-fen");
     await page.locator('.play .moves [data-ply="2"]').click();
-    assert((await board.getAttribute("data-fen")).startsWith("rnbqkbnr/pppp1ppp/8/4p3/4P3"), "the position after 1...e5");
+    const rows = (await board.getAttribute("data-fen")).split(" ")[0].split("/");
+    assert(rows[4] === "4P3" && rows[6] === "PPPP1PPP" && rows[7] === "RNBQKBNR", `the position after 1.e4 and Black's reply: ${rows}`);
     await page.keyboard.press("ArrowRight");
     assert((await page.locator(".play .moves .current").getAttribute("data-ply")) === "3", "→ steps forward");
     await page.keyboard.press("End");
@@ -264,7 +278,7 @@ try {
     // The address brings the same position back.
     await page.reload();
     await page.waitForFunction(() => document.querySelector('[data-board="analysis"]')?.dataset.fen?.startsWith("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"));
-    assert((await page.locator(".analysis .moves .move").count()) === 5, "the moves after the cursor are kept");
+    await page.waitForFunction(() => document.querySelector(".analysis .moves")?.dataset.count === "5");
   });
 
   await step("analysis: checkmate and stalemate said so; move numbers from the position", async () => {
@@ -358,6 +372,9 @@ try {
 
   await step("keyboard and settings: tabs reachable, the theme kept", async () => {
     await page.goto(`${url}#play`);
+    // A fresh page: the focus starts at the top.
+    await page.reload();
+    await page.waitForSelector("body[data-ready]");
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press("Tab");
       if (await page.evaluate(() => document.activeElement?.getAttribute("data-view") === "analysis")) break;
@@ -404,6 +421,7 @@ try {
   }
 
   assert(pageErrors.length === 0, `errors in the page: ${pageErrors.join("; ")}`);
+  assert(failedSteps.length === 0, `failed steps: ${failedSteps.join("; ")}`);
 } catch (e) {
   failed = e;
   console.log("FAILED");
