@@ -257,6 +257,11 @@ try {
     await page.waitForFunction(() => document.querySelectorAll(".lines .line").length === 3);
     assert(/moves=/.test(page.url()), `the address holds the moves: ${page.url()}`);
     await page.click('button[name="analyse"]');
+    // Analyse and Stop, again and again: the labels leave no language listener behind.
+    const listeners = await page.evaluate(() => window.chessLangListeners());
+    for (let i = 0; i < 6; i++) await page.click('button[name="analyse"]');
+    assert((await page.evaluate(() => window.chessLangListeners())) === listeners, "no listener leak");
+    assert((await page.locator('button[name="analyse"]').getAttribute("aria-pressed")) === "false", "off after an even number of clicks");
   });
 
   await step("analysis: no depth limit runs on until stopped", async () => {
@@ -265,6 +270,7 @@ try {
     await page.selectOption('select[name="depth"]', "0");
     await page.selectOption('select[name="multipv"]', "1");
     await page.click('button[name="analyse"]');
+    assert((await page.locator('button[name="analyse"]').getAttribute("aria-pressed")) === "true", "on");
     await page.waitForFunction(() => Number(document.querySelector(".analysis .info")?.dataset.depth ?? 0) >= 8);
     assert(await page.locator(".analysis .error").isHidden(), "no error");
     // Browsing restarts it on each position: ← goes back a move, and lines come for that one.

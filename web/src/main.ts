@@ -9,7 +9,7 @@
 import "./style.css";
 import { api, apiKey, describeError, gatewayUrl, saveSettings } from "./api.js";
 import { START_FEN } from "./chess.js";
-import { type Lang, currentLang, onLang, setLang, t } from "./i18n.js";
+import { type Lang, currentLang, langListenerCount, onLang, setLang, t } from "./i18n.js";
 import { AnalysisView } from "./pages/analysis-view.js";
 import { PlayView } from "./pages/play-view.js";
 import { ReviewView } from "./pages/review-view.js";
@@ -25,6 +25,8 @@ const views = {
 };
 type ViewName = keyof typeof views;
 for (const view of Object.values(views)) followLanguage(view.element);
+// For the browser test: a growing count would be a listener leak.
+(window as unknown as { chessLangListeners: () => number }).chessLangListeners = langListenerCount;
 
 /** Changes the address without a new history entry or a hashchange (the page is there). */
 function setAddress(hash: string): void {

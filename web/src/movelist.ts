@@ -55,12 +55,12 @@ export class MoveList {
   }
 
   private render(): void {
-    const move = (m: { ply: number; san: string } | null) =>
+    const move = (m: { ply: number; san: string } | null, white: boolean) =>
       m
         ? h("button", { type: "button", class: "move", "data-ply": String(m.ply) }, localSan(m.san), this.symbols[m.ply - 1] ? h("span", { class: "symbol", "data-symbol": this.symbols[m.ply - 1] }, this.symbols[m.ply - 1]) : null)
-        : h("span", { class: "move empty" }, "…");
+        : h("span", { class: "move empty" }, white ? "…" : "");
     this.element.replaceChildren(
-      ...moveRows(this.startFen, this.sans).map((row) => h("li", { "data-number": String(row.number) }, h("span", { class: "number" }, `${row.number}.`), move(row.white), move(row.black))),
+      ...moveRows(this.startFen, this.sans).map((row) => h("li", { "data-number": String(row.number) }, h("span", { class: "number" }, `${row.number}.`), move(row.white, true), move(row.black, false))),
     );
     this.element.dataset.count = String(this.sans.length);
     this.mark(this.cursor);

@@ -21,7 +21,8 @@ export class AnalysisView {
   private readonly input = h("textarea", { name: "position", rows: 3, spellcheck: false });
   private readonly multipv = h("select", { name: "multipv" });
   private readonly depth = h("select", { name: "depth" });
-  private readonly analyseButton = h("button", { type: "button", name: "analyse" }, tr("analyse"));
+  private readonly analyseLabel = tr("analyse");
+  private readonly analyseButton = h("button", { type: "button", name: "analyse" }, this.analyseLabel);
   private readonly lines = h("ol", { class: "lines", "aria-live": "polite" });
   private readonly info = h("p", { class: "info" });
   private readonly verdict = h("p", { class: "winnability", "aria-live": "polite" });
@@ -107,6 +108,20 @@ export class AnalysisView {
         ),
       ),
     );
+    // A line's move is taken on pointerdown: the lines are redrawn at every depth, and a
+    // button replaced between press and release would get no click. Keys still click.
+    const playLine = (e: Event) => {
+      const moves = (e.target as HTMLElement).closest<HTMLElement>(".pv-move")?.dataset.line;
+      if (!moves) return;
+      e.preventDefault();
+      this.act(ctrl.play(moves.split(" ")));
+    };
+    this.lines.addEventListener("pointerdown", (e) => {
+      if (e.button === 0) playLine(e);
+    });
+    this.lines.addEventListener("click", (e) => {
+      if ((e as MouseEvent).detail === 0) playLine(e);
+    });
     document.addEventListener("keydown", (e) => {
       if (!this.shown) return;
       const ply = stepKey(e, ctrl.cursor, ctrl.moves.length);
@@ -153,7 +168,12 @@ export class AnalysisView {
   private showLines(): void {
     const ctrl = this.ctrl;
     const at = ctrl.at;
-    this.analyseButton.replaceChildren(tr(ctrl.on ? "stop" : "analyse"));
+    // The label changes in place: a node replaced under the pointer would swallow a click.
+    const label = ctrl.on ? "stop" : "analyse";
+    if (this.analyseLabel.dataset.i18n !== label) {
+      this.analyseLabel.dataset.i18n = label;
+      this.analyseLabel.textContent = t(label);
+    }
     this.analyseButton.setAttribute("aria-pressed", String(ctrl.on));
     if (!at) return;
     const whiteToMove = (readFen(at.fen)?.turn ?? "w") === "w";
@@ -207,11 +227,7 @@ export class AnalysisView {
     const pv = h("span", { class: "pv" });
     line.pv.forEach((move, i) => {
       pv.append(
-        h(
-          "button",
-          { type: "button", class: "pv-move", title: move.uci, onclick: () => this.act(this.ctrl.play(line.pv.slice(0, i + 1).map((m) => m.uci))) },
-          localSan(move.san),
-        ),
+        h("button", { type: "button", class: "pv-move", title: move.uci, "data-line": line.pv.slice(0, i + 1).map((m) => m.uci).join(" ") }, localSan(move.san)),
         " ",
       );
     });

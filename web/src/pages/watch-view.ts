@@ -56,7 +56,7 @@ export class WatchView {
         "div",
         { class: "table" },
         h("div", { class: "board-column" }, this.clocks.top, this.board.element, this.clocks.bottom),
-        h("div", { class: "side" }, this.status, this.opening, h("button", { type: "button", onclick: () => { this.board.flip(); this.renderClocks(); } }, tr("flip")), this.moveList.element),
+        h("div", { class: "side" }, this.status, this.opening, h("div", { class: "buttons" }, h("button", { type: "button", onclick: () => { this.board.flip(); this.renderClocks(); } }, tr("flip"))), this.moveList.element),
       ),
     );
     this.board.setPosition(START_FEN);
