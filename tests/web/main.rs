@@ -1,10 +1,13 @@
 //! The web app in a real browser: a real `chess up` (and a second gateway that needs API
 //! keys, in front of the same rules and search services), then `web/e2e/browser.mjs` drives
 //! Debian's Chromium with playwright-core through the page: first view (under 1 s), a game
-//! against the engine by clicks, drag and typed SAN until resignation, the same game watched
-//! live from another tab, an analysis whose lines arrive, the error for a bad FEN, a review
-//! with judgements, Chinese labels, phone width, keyboard use, and an API key. Screenshots go
-//! to docs/web/.
+//! against the engine by clicks, drag and typed SAN (with Chinese piece names) until
+//! resignation, a declined draw offer, the move list stepped with keys, a reload that resumes
+//! the game, the same game watched live from another tab (its address, clocks, names),
+//! continuous analysis (with no depth limit, restarted while browsing), checkmate and
+//! stalemate said so, castling by dropping the king on its rook, keyboard moves on the board,
+//! the error for a bad FEN, a review with judgements, opening, phases and next mistake,
+//! Chinese labels, phone width, themes kept, and an API key. Screenshots go to docs/web/.
 //!
 //! Needs Node.js, `npm ci` in web/ (playwright-core) and Chromium (`/usr/bin/chromium`, or
 //! `$CHROMIUM`); without them the test says what is missing and passes, except under
@@ -358,6 +361,7 @@ fn the_web_app_in_chromium() {
         "review.png",
         "play-zh.png",
         "phone.png",
+        "contrast.png",
     ] {
         assert!(shots.join(shot).exists(), "no screenshot {shot}");
     }

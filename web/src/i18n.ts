@@ -105,6 +105,26 @@ const en = {
   start_position: "Start position",
   back: "Back",
   forward: "Forward",
+  on: "on",
+  emptySquare: "empty",
+  opening: "Opening",
+  engineDeclined: "The engine declined your draw offer.",
+  abandonGame: "A game is in progress: abandon it (it goes on on the server, its clock running) and start a new one?",
+  resumed: "Game resumed",
+  checkmated: "Checkmate",
+  stalemated: "Stalemate",
+  drawn: "Draw",
+  nextMistake: "Next mistake",
+  takeback: "Takeback",
+  sounds: "Sounds",
+  theme: "Board theme",
+  themeGreen: "Green",
+  themeBrown: "Brown",
+  themeContrast: "High contrast",
+  phases: "Accuracy by phase",
+  middlegame: "Middlegame",
+  endgame: "Endgame",
+  board: "Board",
 };
 
 export type Key = keyof typeof en;
@@ -211,18 +231,41 @@ const zh: Record<Key, string> = {
   start_position: "初始局面",
   back: "后退",
   forward: "前进",
+  on: "在",
+  emptySquare: "空",
+  opening: "开局",
+  engineDeclined: "引擎拒绝了你的提和。",
+  abandonGame: "对局正在进行：放弃它（它在服务器上继续，时钟照走）并开始新对局？",
+  resumed: "已恢复对局",
+  checkmated: "将杀",
+  stalemated: "无子可动（逼和）",
+  drawn: "和棋",
+  nextMistake: "下一个错着",
+  takeback: "悔棋",
+  sounds: "声音",
+  theme: "棋盘主题",
+  themeGreen: "绿色",
+  themeBrown: "棕色",
+  themeContrast: "高对比度",
+  phases: "各阶段准确率",
+  middlegame: "中局",
+  endgame: "残局",
+  board: "棋盘",
 };
 
 const tables: Record<Lang, Record<Key, string>> = { en, zh };
 
+// The page's storage and language; absent under Node (the unit tests), where English is used.
+const storage: Storage | null = typeof localStorage === "undefined" ? null : localStorage;
+
 function initialLang(): Lang {
-  const saved = localStorage.getItem("chess.lang");
+  const saved = storage?.getItem("chess.lang");
   if (saved === "en" || saved === "zh") return saved;
-  return navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
+  return typeof navigator !== "undefined" && navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
 }
 
 let lang: Lang = initialLang();
-const listeners: Array<() => void> = [];
+const listeners = new Set<() => void>();
 
 export function t(key: Key): string {
   return tables[lang][key];
@@ -234,19 +277,36 @@ export function currentLang(): Lang {
 
 export function setLang(next: Lang): void {
   lang = next;
-  localStorage.setItem("chess.lang", next);
-  document.documentElement.lang = next === "zh" ? "zh-Hans" : "en";
-  for (const listener of listeners) listener();
+  storage?.setItem("chess.lang", next);
+  if (typeof document !== "undefined") document.documentElement.lang = next === "zh" ? "zh-Hans" : "en";
+  for (const listener of [...listeners]) listener();
 }
 
-/** Calls `render` now and whenever the language changes. */
-export function onLang(render: () => void): void {
-  listeners.push(render);
+/** Calls `render` now and whenever the language changes, until the returned function is
+ * called. Long-lived parts of the page subscribe once; text made on the fly uses labels
+ * (ui.ts `tr`), which subscribe nothing. */
+export function onLang(render: () => void): () => void {
+  listeners.add(render);
   render();
+  return () => listeners.delete(render);
 }
+
+/** How many language listeners are registered (a leak shows as a growing count). */
+export function langListenerCount(): number {
+  return listeners.size;
+}
+
+const CHINESE_NAMES: Record<string, string> = { K: "王", Q: "后", R: "车", B: "象", N: "马" };
 
 /** SAN with the piece letters replaced by the Chinese piece names (王 后 车 象 马). */
-export function localSan(san: string): string {
-  if (lang !== "zh") return san;
-  return san.replace(/[KQRBN]/g, (c) => ({ K: "王", Q: "后", R: "车", B: "象", N: "马" })[c] ?? c);
+export function localSan(san: string, to: Lang = lang): string {
+  if (to !== "zh") return san;
+  return san.replace(/[KQRBN]/g, (c) => CHINESE_NAMES[c] ?? c);
+}
+
+/** A piece and its square for screen readers: "white knight on f3". */
+export function pieceLabel(color: "w" | "b", type: "k" | "q" | "r" | "b" | "n" | "p", square: string): string {
+  const names = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" } as const;
+  const side = color === "w" ? t("white") : t("black");
+  return lang === "zh" ? `${side}${t(names[type])} ${square}` : `${side.toLowerCase()} ${t(names[type])} ${t("on")} ${square}`;
 }

@@ -2,7 +2,9 @@
 
 import { describeError } from "./api.js";
 import { type Key, onLang, t } from "./i18n.js";
-import { type Outcome, Outcome_Result, Outcome_Rule, type Score } from "./gen/chess/v1/common_pb.js";
+import { type OpeningInfo, type Outcome, Outcome_Result, Outcome_Rule } from "./gen/chess/v1/common_pb.js";
+
+export { scoreCp, scoreText } from "./format.js";
 
 type Child = Node | string | null | undefined | false;
 
@@ -29,14 +31,26 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** Text that follows the language. */
+/** Text that follows the language: a label marked with its key, which one language listener
+ * (below) rewrites in every registered part of the page. It subscribes nothing itself, so
+ * labels made again and again (the Analyse/Stop button) leave nothing behind. */
 export function tr(key: Key): HTMLSpanElement {
-  const span = h("span");
-  onLang(() => {
-    span.textContent = t(key);
-  });
-  return span;
+  return h("span", { "data-i18n": key }, t(key));
 }
+
+const labelRoots = new Set<ParentNode>();
+
+/** A part of the page whose labels follow the language even while it is not shown. */
+export function followLanguage(root: ParentNode): void {
+  labelRoots.add(root);
+}
+
+onLang(() => {
+  if (typeof document === "undefined") return;
+  for (const root of [document, ...labelRoots]) {
+    for (const node of root.querySelectorAll<HTMLElement>("[data-i18n]")) node.textContent = t(node.dataset.i18n as Key);
+  }
+});
 
 /** An error box: shows the API error (code, message, each bad field), or hides. */
 export class ErrorBox {
@@ -97,30 +111,6 @@ export function winnabilityText(code: string): string {
   return parts.join(" · ");
 }
 
-/** A score as text from White's point of view (`whiteToMove` says whose view it was in). */
-export function scoreText(score: Score | undefined, whiteToMove: boolean): string {
-  if (!score) return "";
-  const sign = whiteToMove ? 1 : -1;
-  if (score.value.case === "mateIn") {
-    const m = score.value.value * sign;
-    return m > 0 ? `#${m}` : `#-${-m}`;
-  }
-  if (score.value.case === "centipawns") {
-    const cp = (score.value.value * sign) / 100;
-    return (cp > 0 ? "+" : "") + cp.toFixed(2);
-  }
-  return "";
-}
-
-/** A score as centipawns from White's point of view, mates as +-1000 (for bars and graphs). */
-export function scoreCp(score: Score | undefined, whiteToMove: boolean): number {
-  if (!score) return 0;
-  const sign = whiteToMove ? 1 : -1;
-  if (score.value.case === "mateIn") return (score.value.value >= 0 ? 1000 : -1000) * sign;
-  if (score.value.case === "centipawns") return Math.max(-1000, Math.min(1000, score.value.value)) * sign;
-  return 0;
-}
-
 export function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: "application/x-chess-pgn" }));
   const a = h("a", { href: url, download: name });
@@ -139,4 +129,10 @@ export async function copy(text: string, button: HTMLButtonElement): Promise<voi
   } catch {
     // Clipboard refused (no permission): the text stays selectable in its box.
   }
+}
+
+/** `C41 Philidor Defense · open` (with "gambit" when it is one), or empty before any name. */
+export function openingText(o: OpeningInfo): string {
+  if (!o.name && !o.eco) return "";
+  return [`${t("opening")}: ${[o.eco, o.name].filter((x) => x).join(" ")}`, o.class, o.gambit ? "gambit" : ""].filter((x) => x).join(" · ");
 }

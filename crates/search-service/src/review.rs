@@ -13,9 +13,14 @@
 //! | blunder | `??` | Δ ≥ 0.30 |
 //! | mistake | `?` | 0.15 ≤ Δ < 0.30 |
 //! | inaccuracy | `?!` | 0.07 ≤ Δ < 0.15 |
-//! | brilliant | `!!` | the best move, the second-best is ≥ 0.25 worse, and it gives up material |
-//! | good | `!` | the best move, and the second-best is ≥ 0.25 worse (the only move) |
+//! | brilliant | `!!` | the only move (below), and it gives up material |
+//! | good | `!` | the only move: the best, and the second-best is ≥ 0.25 worse, or it forces mate and the second-best does not |
 //! | interesting | `!?` | gives up material, Δ < 0.03 |
+//!
+//! The second clause of "the only move" is there because expected scores saturate: a mate in 2
+//! and a +4 line are both about 1, yet only the mate is a sure win (Morphy's 16.Qb8+!! in the
+//! Opera game is such a move). A move that mates ends the game: its PGN comment carries no
+//! `[%eval]` (there is no position left to value).
 //!
 //! "Gives up material" means the static exchange on the destination square loses at least a
 //! pawn (SEE ≤ −100). A move's **accuracy** is `100 · exp(−4 Δ)` (about 89 at Δ = 0.03, 76 at
@@ -151,6 +156,8 @@ pub struct MoveVerdict {
     pub accuracy: f64,
     /// The best line, when the move played was not the best.
     pub better: Option<Vec<Move>>,
+    /// The move ends the game (checkmate or stalemate): nothing to evaluate after it.
+    pub ends_game: bool,
 }
 
 /// Judges move `m` played from `pos`, whose analysis is `before`; `after` is the analysis of
@@ -181,6 +188,7 @@ pub fn judge(
     let only_move = best_move == Some(m)
         && lines.get(1).is_some_and(|second| {
             expected_score(best_score) - expected_score(second.score) >= ONLY_MOVE_MARGIN
+                || only_forced_mate(best_score, second.score)
         });
     let judgement = if loss >= BLUNDER {
         Judgement::Blunder
@@ -209,7 +217,13 @@ pub fn judge(
         judgement,
         accuracy: 100.0 * (-4.0 * loss).exp(),
         better,
+        ends_game: matches!(after, PositionValue::Terminal(_)),
     }
+}
+
+/// Whether the best line forces mate and the second-best does not (however large its score).
+fn only_forced_mate(best: Score, second: Score) -> bool {
+    matches!(best, Score::Mate(n) if n > 0) && !matches!(second, Score::Mate(n) if n > 0)
 }
 
 /// Everything a review returns, before it goes on the wire.
@@ -290,8 +304,10 @@ fn annotate(pos: &Position, m: Move, v: &MoveVerdict) -> Node {
     if let Some(nag) = nag_from_symbol(v.judgement.symbol()) {
         node.nags.push(nag);
     }
-    node.comments_after
-        .push(format!("[%eval {}]", white_eval(v.played_score, mover)));
+    if !v.ends_game {
+        node.comments_after
+            .push(format!("[%eval {}]", white_eval(v.played_score, mover)));
+    }
     if let (Some(line), true) = (&v.better, v.judgement.is_error()) {
         let mut p = pos.clone();
         let mut var = PgnLine::default();
@@ -484,6 +500,71 @@ mod tests {
         let before = PositionValue::Lines(vec![line(sac, Score::Cp(250)), second]);
         let v = judge(&pos, sac, &before, &PositionValue::Terminal(Score::Cp(0)));
         assert_eq!(v.judgement, Judgement::Interesting);
+    }
+
+    #[test]
+    fn a_sacrifice_that_alone_forces_mate_is_brilliant() {
+        // The Opera game (Morphy - Duke of Brunswick and Count Isouard, Paris 1858) before
+        // 16.Qb8+: the queen is given for a knight, and only it mates (17.Rd8#); the engine's
+        // second line wins too, but by a score, not by force.
+        let pos =
+            Position::from_fen("4kb1r/p2n1ppp/4q3/4p1B1/4P3/1Q6/PPP2PPP/2KR4 w k - 1 16").unwrap();
+        let sac = pos.parse_san("Qb8+").unwrap();
+        let other = pos.parse_san("Qb5").unwrap();
+        let judged = |second_score: Score| {
+            let mut second = line(other, second_score);
+            second.multipv = 2;
+            let before = PositionValue::Lines(vec![line(sac, Score::Mate(2)), second]);
+            let after = PositionValue::Lines(vec![line(sac, Score::Mate(-1))]);
+            judge(&pos, sac, &before, &after).judgement
+        };
+        assert_eq!(judged(Score::Cp(450)), Judgement::Brilliant);
+        assert_eq!(judged(Score::Cp(2000)), Judgement::Brilliant);
+        // Another move mates as well (if more slowly): not the only one, merely interesting.
+        assert_eq!(judged(Score::Mate(3)), Judgement::Interesting);
+        // A quiet move that alone forces mate is the only move, without the sacrifice's `!!`.
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+        let mate = pos.parse_san("Rd8#").unwrap();
+        let mut second = line(pos.parse_san("Kf1").unwrap(), Score::Cp(700));
+        second.multipv = 2;
+        let before = PositionValue::Lines(vec![line(mate, Score::Mate(1)), second]);
+        let v = judge(
+            &pos,
+            mate,
+            &before,
+            &PositionValue::Terminal(Score::Mate(0)),
+        );
+        assert_eq!(v.judgement, Judgement::Good);
+    }
+
+    #[test]
+    fn a_move_that_mates_has_no_evaluation_after_it() {
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+        let mate = pos.parse_san("Rd8#").unwrap();
+        let before = PositionValue::Lines(vec![line(mate, Score::Mate(1))]);
+        let v = judge(
+            &pos,
+            mate,
+            &before,
+            &PositionValue::Terminal(Score::Mate(0)),
+        );
+        assert!(v.ends_game);
+        let node = annotate(&pos, mate, &v);
+        assert!(
+            node.comments_after.iter().all(|c| !c.contains("%eval")),
+            "{:?}",
+            node.comments_after
+        );
+        // A move after which the game goes on keeps its evaluation.
+        let quiet = pos.parse_san("Kf1").unwrap();
+        let v = judge(
+            &pos,
+            quiet,
+            &PositionValue::Lines(vec![line(mate, Score::Mate(1))]),
+            &PositionValue::Lines(vec![line(mate, Score::Cp(0))]),
+        );
+        assert!(!v.ends_game);
+        assert!(annotate(&pos, quiet, &v).comments_after[0].contains("[%eval +0.00]"));
     }
 
     #[test]
