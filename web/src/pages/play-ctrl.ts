@@ -43,6 +43,8 @@ export class PlayCtrl {
   declined = false;
   busy = false;
   legal: BoardMove[] = [];
+  /** Who can still win the game in progress (the quick winnability code, `WB` when both). */
+  winnability = { code: "WB", reasons: [] as string[] };
   changed: (what: "state" | "status" | "error", error?: unknown) => void = () => {};
   private flagCheck = 0;
 
@@ -173,10 +175,15 @@ export class PlayCtrl {
 
   private async show(state: GameState): Promise<void> {
     let legal: BoardMove[] = [];
-    if (!state.outcome && state.turn === this.me) {
-      const answer = await api().rules.legalMoves({ fen: state.fen });
-      legal = answer.moves.map((m) => ({ uci: m.uci, san: m.san }));
-    }
+    const [moves, winnability] = await Promise.all([
+      !state.outcome && state.turn === this.me ? api().rules.legalMoves({ fen: state.fen }) : null,
+      // A side that can no longer mate: a flag fall against it would be a draw (FIDE 6.9).
+      state.outcome ? null : api().rules.winnability({ fen: state.fen }).catch(() => null),
+    ]);
+    if (moves) legal = moves.moves.map((m) => ({ uci: m.uci, san: m.san }));
+    this.winnability = winnability
+      ? { code: winnability.code, reasons: winnability.sides.map((s) => s.reason).filter((r) => r) }
+      : { code: "WB", reasons: [] };
     this.state = state;
     this.legal = legal;
     this.receivedAt = performance.now();

@@ -10,7 +10,7 @@ import { Color, Outcome_Rule } from "../gen/chess/v1/common_pb.js";
 import { onLang, t } from "../i18n.js";
 import { MoveList, stepKey } from "../movelist.js";
 import { moveSound } from "../settings.js";
-import { ErrorBox, copy, download, h, openingText, outcomeText, ruleText, tr } from "../ui.js";
+import { ErrorBox, copy, download, h, openingText, outcomeText, ruleText, tr, winnabilityText } from "../ui.js";
 import { PlayCtrl } from "./play-ctrl.js";
 
 const LEVELS = [800, 1200, 1600, 2000, 2400, 2800, 0];
@@ -26,6 +26,7 @@ export class PlayView {
   private readonly status = h("p", { class: "status", "aria-live": "polite" });
   private readonly notice = h("p", { class: "notice", "aria-live": "polite" });
   private readonly opening = h("p", { class: "opening" });
+  private readonly verdict = h("p", { class: "winnability", "aria-live": "polite" });
   private readonly result = h("p", { class: "result", "aria-live": "polite" });
   private readonly moveList = new MoveList("moves");
   private readonly clocks = { top: h("div", { class: "clock" }), bottom: h("div", { class: "clock" }) };
@@ -91,6 +92,7 @@ export class PlayView {
           this.result,
           this.errors.element,
           this.opening,
+          this.verdict,
           h("div", { class: "buttons" }, flip, this.offerButton, this.claimButton, this.resignButton),
           this.moveList.element,
           h("p", {}, tr("gameId"), ": ", this.gameLink),
@@ -181,6 +183,8 @@ export class PlayView {
     this.gameLink.href = `#watch/${state.gameId}`;
     this.gameLink.dataset.gameId = state.gameId;
     this.opening.textContent = state.opening ? openingText(state.opening) : "";
+    this.verdict.textContent = state.outcome ? "" : winnabilityText(ctrl.winnability.code);
+    this.verdict.title = ctrl.winnability.reasons.join("\n");
     this.renderStatus();
     this.renderClocks();
   }
