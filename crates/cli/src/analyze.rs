@@ -15,14 +15,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chess_proto::v1::{
-    AnalysisLine, AnalyzeRequest, AnalyzeResponse, PlayerReview, ReviewGameRequest, Score,
-    SearchLimits, score,
+    AnalysisLine, AnalyzeRequest, AnalyzeResponse, PlayerReview, ReviewGameRequest, SearchLimits,
 };
 use clap::Args;
 
 use crate::client::{Client, ClientArgs};
 use crate::error::{CliError, CliResult};
 use crate::input::read_bytes;
+use crate::show::{opening_text, score_text};
 
 /// Time past the search's own limit that the call's deadline allows for the answer.
 const DEADLINE_SLACK: Duration = Duration::from_secs(10);
@@ -142,15 +142,6 @@ pub fn run_analyze(args: AnalyzeArgs, client: &ClientArgs) -> CliResult {
     })
 }
 
-/// `+0.35`, `-1.20`, `#3`, `#-2`: from the side to move's point of view.
-pub fn score_text(score: Option<&Score>) -> String {
-    match score.and_then(|s| s.value) {
-        Some(score::Value::Centipawns(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
-        Some(score::Value::MateIn(n)) => format!("#{n}"),
-        None => "?".to_owned(),
-    }
-}
-
 fn lines_text(lines: &[AnalysisLine], uci: bool) -> String {
     let mut out = String::new();
     for l in lines {
@@ -225,7 +216,7 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
             .map_err(|s| client.error(&s))?
             .into_inner();
         let mut out = String::new();
-        let opening = crate::game::opening_text(review.opening.as_ref());
+        let opening = opening_text(review.opening.as_ref());
         writeln!(out, "opening: {opening}").ok();
         for m in &review.moves {
             if m.symbol.is_empty() {

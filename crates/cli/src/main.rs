@@ -38,6 +38,7 @@ mod pgn;
 mod report;
 mod rules;
 mod san;
+mod show;
 mod store;
 mod tb;
 mod up;

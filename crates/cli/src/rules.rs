@@ -14,8 +14,8 @@ use clap::{Args, Subcommand};
 
 use crate::client::{Client, ClientArgs};
 use crate::error::CliResult;
-use crate::game::{claim_name, color_name};
 use crate::moves::MoveFormat;
+use crate::show::{claim_name, color_name};
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {

@@ -17,6 +17,7 @@
 //! ```
 
 mod illegal;
+mod material;
 mod openings;
 mod report;
 mod ser;

@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 use chess_rules::{Color, Move, Position, Role};
 use serde::Serialize;
 
+use crate::material::{developed_minors, piece_points};
+
 /// The five volumes of the data set, `eco<TAB>name<TAB>pgn` with a header line.
 const VOLUMES: [(&str, &str); 5] = [
     ("a.tsv", include_str!("../data/openings/a.tsv")),
@@ -332,7 +334,7 @@ fn gambit_by_material(positions: &[Position]) -> Option<Color> {
     let window = &positions[..positions.len().min(OPENING_PLIES + 1)];
     let short = |p: &Position| -> Option<Color> {
         let pawns = |c| p.pieces(c, Role::Pawn).count() as i32;
-        let pieces = |c| crate::report::piece_points(p, c);
+        let pieces = |c| piece_points(p, c);
         if pieces(Color::White) != pieces(Color::Black) {
             return None;
         }
@@ -348,13 +350,6 @@ fn gambit_by_material(positions: &[Position]) -> Option<Color> {
         let g = short(&w[0])?;
         w[1..].iter().all(|p| short(p) == Some(g)).then_some(g)
     })
-}
-
-/// Minor pieces of `color` not on their starting squares.
-pub(crate) fn developed_minors(p: &Position, color: Color) -> u32 {
-    let minors = p.pieces(color, Role::Knight) | p.pieces(color, Role::Bishop);
-    let home = crate::report::minor_home_squares(color);
-    (minors & !home).count()
 }
 
 #[cfg(test)]

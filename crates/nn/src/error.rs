@@ -120,17 +120,3 @@ pub enum BackendError {
     #[error("evaluation backend failed: {0}")]
     Device(String),
 }
-
-impl BackendError {
-    /// The check every backend makes first: `out` has one slot per position of `features`.
-    pub fn check_output(features: &crate::FeatureBatch, out: &[i32]) -> Result<(), BackendError> {
-        if out.len() == features.len() {
-            Ok(())
-        } else {
-            Err(BackendError::OutputLength {
-                expected: features.len(),
-                found: out.len(),
-            })
-        }
-    }
-}

@@ -13,7 +13,7 @@
 
 use chess_rules::{Color, Position, Role, Square};
 
-use crate::error::FeatureError;
+use crate::error::{BackendError, FeatureError};
 use crate::{INPUTS, MAX_ACTIVE};
 
 /// The feature index of a `color` `role` on `square`, seen from `perspective`.
@@ -180,6 +180,20 @@ impl FeatureBatch {
     /// Where each position's perspectives start and end in [`FeatureBatch::features`].
     pub fn offsets(&self) -> &[u32] {
         &self.offsets
+    }
+}
+
+impl BackendError {
+    /// The check every backend makes first: `out` has one slot per position of `features`.
+    pub fn check_output(features: &FeatureBatch, out: &[i32]) -> Result<(), BackendError> {
+        if out.len() == features.len() {
+            Ok(())
+        } else {
+            Err(BackendError::OutputLength {
+                expected: features.len(),
+                found: out.len(),
+            })
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use chess_proto::v1::{
 use chess_service_kit::gzip_if_large;
 use tonic::{Request, Response, Status};
 
-use crate::games_api::GamesApi;
+use crate::games::GamesApi;
 use crate::rules_api::RulesApi;
 
 /// A service whose unary answers are compressed only when large.

@@ -3,6 +3,8 @@
 use chess_rules::{Bitboard, CastlingSide, Color, File, Position, Rank, Role, Square, attacks};
 use serde::Serialize;
 
+use crate::material::{developed_minors, minor_home_squares};
+
 /// A piece named by its letter and square, `Qh5` (white and black alike).
 pub(crate) fn piece_name(pos: &Position, sq: Square) -> String {
     let role = pos.role_at(sq).unwrap_or(Role::Pawn);
@@ -103,7 +105,7 @@ pub fn king_safety(pos: &Position, color: Color) -> KingSafety {
 }
 
 pub fn development(pos: &Position, color: Color) -> Development {
-    let home = super::minor_home_squares(color);
+    let home = minor_home_squares(color);
     let minors = pos.pieces(color, Role::Knight) | pos.pieces(color, Role::Bishop);
     let undeveloped = (minors & home)
         .into_iter()
@@ -130,7 +132,7 @@ pub fn development(pos: &Position, color: Color) -> Development {
     .collect();
     Development {
         undeveloped,
-        developed_minors: crate::openings::developed_minors(pos, color),
+        developed_minors: developed_minors(pos, color),
         castled,
         can_castle,
     }

@@ -3,7 +3,7 @@
 use chess_rules::{Color, Position, Role};
 use serde::Serialize;
 
-use super::piece_points;
+use crate::material::{minor_home_squares, piece_points};
 
 /// Opening, middlegame or endgame.
 ///
@@ -48,7 +48,7 @@ pub fn phase(pos: &Position) -> Phase {
     }
     let undeveloped = |c: Color| {
         let minors = pos.pieces(c, Role::Knight) | pos.pieces(c, Role::Bishop);
-        (minors & super::minor_home_squares(c)).count()
+        (minors & minor_home_squares(c)).count()
     };
     if w + b >= 56 && (undeveloped(Color::White) >= 2 || undeveloped(Color::Black) >= 2) {
         Phase::Opening

@@ -1,19 +1,8 @@
 //! The report in words: one [`Item`] per finding, in English and Chinese.
 
+use super::phase::Phase;
+use super::types::{Item, Report, Sides};
 use chess_rules::Role;
-use serde::Serialize;
-
-use super::{Report, Sides};
-
-/// One finding, worded in English and in Chinese.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Item {
-    /// `material`, `bishops`, `pawns`, `files`, `king_safety`, `development`, `centre`,
-    /// `space`, `phase`, `endgame` or `winnability`.
-    pub topic: &'static str,
-    pub en: String,
-    pub zh: String,
-}
 
 fn item(topic: &'static str, en: String, zh: String) -> Item {
     Item { topic, en, zh }
@@ -286,7 +275,7 @@ pub(super) fn items(r: &Report) -> Vec<Item> {
     }
 
     // Development and castling matter until the endgame.
-    let development = if r.phase == super::Phase::Endgame {
+    let development = if r.phase == Phase::Endgame {
         Vec::new()
     } else {
         each(&r.development).to_vec()

@@ -4,7 +4,7 @@
 
 use super::{GameStore, StoreError};
 use crate::GameId;
-use crate::session::{Event, Side};
+use crate::event::{Event, Side};
 use crate::timecontrol::TimeControl;
 
 fn created(tc: Option<&str>) -> Event {

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use super::{GameStore, StoreError, backend};
 use crate::GameId;
-use crate::session::Event;
+use crate::event::Event;
 
 /// A store in memory, for tests and `--store memory`: nothing survives a restart.
 #[derive(Debug, Default)]

@@ -4,17 +4,19 @@
 //! store: any number of rules-service replicas serve the same games from one database.
 
 pub mod conformance;
+mod guard;
 mod memory;
 mod postgres;
 mod redb;
 pub mod transfer;
 
+pub(crate) use self::guard::GuardedStore;
 pub use self::memory::MemoryStore;
 pub use self::postgres::{PostgresOptions, PostgresStore, redact as redact_url};
 pub use self::redb::RedbStore;
 
 use crate::GameId;
-use crate::session::Event;
+use crate::event::Event;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -30,7 +30,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::{Change, GameStore, StoreError};
 use crate::GameId;
-use crate::session::Event;
+use crate::event::Event;
 
 /// The channel every append notifies, with payload `<game id>:<event count>`.
 const CHANNEL: &str = "chess_game_events";

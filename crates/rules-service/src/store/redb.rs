@@ -7,7 +7,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 
 use super::{GameStore, StoreError, backend};
 use crate::GameId;
-use crate::session::Event;
+use crate::event::Event;
 
 const EVENTS: TableDefinition<'_, (u128, u32), &str> = TableDefinition::new("events");
 const GAMES: TableDefinition<'_, u128, u32> = TableDefinition::new("games");

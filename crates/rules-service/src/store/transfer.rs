@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{GameStore, MemoryStore, PostgresOptions, PostgresStore, RedbStore, StoreError};
 use crate::GameId;
-use crate::session::{Event, Session, check_player_name};
+use crate::event::Event;
+use crate::session::{Session, check_player_name};
 use crate::timecontrol::TimeControl;
 
 /// Games read from the store per page while exporting.
@@ -192,7 +193,7 @@ pub fn import(store: &dyn GameStore, input: &mut dyn BufRead) -> Imported {
     let mut done = Imported::default();
     let mut line = String::new();
     let mut number = 0u64;
-    let now = crate::games_api::now_ms();
+    let now = crate::event::now_ms();
     loop {
         line.clear();
         let n = match (&mut *input).take(MAX_LINE as u64 + 1).read_line(&mut line) {
@@ -268,7 +269,7 @@ fn import_line(store: &dyn GameStore, text: &str, now: u64) -> Result<Written, F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Side;
+    use crate::event::Side;
 
     fn game(store: &dyn GameStore, moves: &[&str], resign: bool) -> GameId {
         let id = GameId::new();

@@ -7,9 +7,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
+use super::{Change, GameStore, StoreError};
 use crate::GameId;
-use crate::session::Event;
-use crate::store::{Change, GameStore, StoreError};
+use crate::event::Event;
 
 /// See the module documentation.
 pub struct GuardedStore {

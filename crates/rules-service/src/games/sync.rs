@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::cache::{Games, Slot, blocking};
 use crate::GameId;
-use crate::games_api::{GamesApi, Slot, now_ms};
+use crate::event::now_ms;
 use crate::store::Change;
 
 /// How often the flag sweep looks for games whose flag falls soon.
@@ -48,8 +49,8 @@ impl Default for Eviction {
     }
 }
 
-/// Starts the background work for `api` (it stops with the service's shutdown).
-pub fn start(api: &GamesApi, eviction: Eviction) {
+/// Starts the background work for the live games `api` (it stops with the service's shutdown).
+pub(super) fn start(api: &Games, eviction: Eviction) {
     let store = api.inner.store.clone();
     if let Some(changes) = store.subscribe() {
         tokio::spawn(follow(api.clone(), changes));
@@ -60,11 +61,11 @@ pub fn start(api: &GamesApi, eviction: Eviction) {
     tokio::spawn(evict(api.clone(), eviction));
 }
 
-fn cell(api: &GamesApi, id: GameId) -> Option<Arc<tokio::sync::Mutex<Slot>>> {
+fn cell(api: &Games, id: GameId) -> Option<Arc<tokio::sync::Mutex<Slot>>> {
     api.inner.slots.lock().ok()?.get(&id).cloned()
 }
 
-async fn refresh(api: GamesApi, id: GameId, seen: Option<u32>) {
+async fn refresh(api: Games, id: GameId, seen: Option<u32>) {
     let Some(cell) = cell(&api, id) else {
         return;
     };
@@ -80,7 +81,7 @@ async fn refresh(api: GamesApi, id: GameId, seen: Option<u32>) {
     }
 }
 
-async fn follow(api: GamesApi, mut changes: mpsc::Receiver<Change>) {
+async fn follow(api: Games, mut changes: mpsc::Receiver<Change>) {
     loop {
         let change = tokio::select! {
             c = changes.recv() => c,
@@ -106,17 +107,14 @@ async fn follow(api: GamesApi, mut changes: mpsc::Receiver<Change>) {
     }
 }
 
-async fn sweep(api: GamesApi) {
+async fn sweep(api: Games) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(SWEEP_EVERY) => {}
             _ = api.inner.shutdown.wait() => return,
         }
         let store = api.inner.store.clone();
-        let due = tokio::task::spawn_blocking(move || {
-            store.flags_due(now_ms() + SWEEP_AHEAD_MS, SWEEP_BATCH)
-        })
-        .await;
+        let due = blocking(move || store.flags_due(now_ms() + SWEEP_AHEAD_MS, SWEEP_BATCH)).await;
         let ids = match due {
             Ok(Ok(ids)) => ids,
             Ok(Err(e)) => {
@@ -139,7 +137,7 @@ async fn sweep(api: GamesApi) {
     }
 }
 
-async fn evict(api: GamesApi, eviction: Eviction) {
+async fn evict(api: Games, eviction: Eviction) {
     let shared = api.inner.store.shared();
     loop {
         tokio::select! {
@@ -181,13 +179,14 @@ async fn evict(api: GamesApi, eviction: Eviction) {
 mod tests {
     use super::*;
     use crate::Limits;
+    use crate::games::GamesApi;
     use crate::store::{GameStore, MemoryStore};
     use chess_proto::v1::game_service_server::GameService;
     use chess_proto::v1::{CreateGameRequest, GetGameRequest, MakeMoveRequest, WatchGameRequest};
     use tonic::Request;
 
     fn cached(api: &GamesApi) -> usize {
-        api.inner.slots.lock().unwrap().len()
+        api.games.inner.slots.lock().unwrap().len()
     }
 
     /// Only games in use stay in memory: idle games leave (finished ones sooner), watched
@@ -205,14 +204,11 @@ mod tests {
             max_game_plies: 100,
         };
         let api = GamesApi::new(store.clone(), limits, shutdown.clone(), &metrics);
-        start(
-            &api,
-            Eviction {
-                finished_idle: Duration::from_millis(50),
-                playing_idle: Duration::from_millis(400),
-                every: Duration::from_millis(20),
-            },
-        );
+        api.start_sync(Eviction {
+            finished_idle: Duration::from_millis(50),
+            playing_idle: Duration::from_millis(400),
+            every: Duration::from_millis(20),
+        });
         let create = |tc: &str| CreateGameRequest {
             time_control_text: tc.into(),
             ..Default::default()
@@ -249,6 +245,7 @@ mod tests {
         // The watched game and the game whose clock runs are all that is left.
         assert_eq!(cached(&api), 2);
         let keys: Vec<String> = api
+            .games
             .inner
             .slots
             .lock()
