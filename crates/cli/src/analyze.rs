@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chess_proto::v1::{
-    AnalysisLine, AnalyzeRequest, AnalyzeResponse, PlayerReview, ReviewGameRequest, SearchLimits,
+    AnalysisLine, AnalyzeRequest, AnalyzeResponse, PlayerReview, ReviewGameRequest, Score,
+    SearchLimits, score,
 };
 use clap::Args;
 
@@ -63,10 +64,12 @@ impl SearchLimitArgs {
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The position as one quoted FEN (default: the standard start position).
-    #[arg(value_name = "FEN")]
-    fen: Option<String>,
-    /// Moves played from the position first, in any notation (repetitions count).
+    /// A FEN (quoted or not; default: the standard start position) and/or the moves played
+    /// from it first, in any notation, move numbers allowed: `chess analyze e4 e5 Nf3`,
+    /// `chess analyze "FEN" Kh2`, `chess analyze 1.e4 e5 2.Nf3`.
+    #[arg(value_name = "FEN|MOVE")]
+    position: Vec<String>,
+    /// Moves played from the position first (the same as giving them after the FEN).
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     moves: Vec<String>,
     #[command(flatten)]
@@ -101,13 +104,11 @@ pub struct ReviewArgs {
 pub fn run_analyze(args: AnalyzeArgs, client: &ClientArgs) -> CliResult {
     crate::client::block_on(async move {
         let client = Client::connect(client).await?;
-        let fen = match args.fen.as_deref().map(str::trim) {
-            None | Some("startpos") => String::new(),
-            Some(f) => f.to_owned(),
-        };
+        let (fen, mut moves) = crate::input::fen_and_moves(&args.position);
+        moves.extend(crate::input::move_words(&args.moves));
         let request = AnalyzeRequest {
-            fen,
-            moves: args.moves.clone(),
+            fen: fen.unwrap_or_default(),
+            moves,
             limits: Some(args.limits.to_proto()),
             multipv: args.multipv,
         };
@@ -224,14 +225,16 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
             }
             let mover = m.r#move.as_ref().map_or("?", |mv| mv.san.as_str());
             let number = m.ply.div_ceil(2);
-            let dots = if m.ply % 2 == 1 { "." } else { "..." };
-            write!(
-                out,
-                "{number}{dots}{mover}{:<3} {:>6} ",
-                m.symbol,
-                score_text(m.played_score.as_ref())
-            )
-            .ok();
+            let white_moved = m.ply % 2 == 1;
+            let dots = if white_moved { "." } else { "..." };
+            // Scores from White's side, as the web app and the annotated PGN give them; a
+            // move that mates ends the game and has no score after it.
+            let played = if mover.ends_with('#') {
+                "mate".to_owned()
+            } else {
+                score_text(white_view(m.played_score.as_ref(), white_moved).as_ref())
+            };
+            write!(out, "{number}{dots}{mover}{:<3} {played:>6} ", m.symbol).ok();
             match &m.best_move {
                 Some(best) => {
                     let line: Vec<&str> = m.best_line.iter().map(|b| b.san.as_str()).collect();
@@ -239,7 +242,7 @@ pub fn run_review(args: ReviewArgs, client: &ClientArgs) -> CliResult {
                         out,
                         "best {} {} (loses {:.0}% of the expected score): {}",
                         best.san,
-                        score_text(m.best_score.as_ref()),
+                        score_text(white_view(m.best_score.as_ref(), white_moved).as_ref()),
                         m.expected_score_loss * 100.0,
                         line.join(" ")
                     )
@@ -302,6 +305,18 @@ fn result_contradiction(pgn: &str, number: u32) -> Option<String> {
     ))
 }
 
+/// A score from the mover's side turned to White's.
+fn white_view(score: Option<&Score>, white_moved: bool) -> Option<Score> {
+    let mut s = *score?;
+    if !white_moved {
+        s.value = s.value.map(|v| match v {
+            score::Value::Centipawns(cp) => score::Value::Centipawns(-cp),
+            score::Value::MateIn(n) => score::Value::MateIn(-n),
+        });
+    }
+    Some(s)
+}
+
 fn player_text(p: &PlayerReview) -> String {
     let side = if p.color == chess_proto::v1::Color::White as i32 {
         "White"
@@ -313,17 +328,21 @@ fn player_text(p: &PlayerReview) -> String {
     } else {
         format!(" ({})", p.name)
     };
+    let counts = [
+        (p.brilliant, "brilliant", "brilliant"),
+        (p.good, "good", "good"),
+        (p.interesting, "interesting", "interesting"),
+        (p.inaccuracies, "inaccuracy", "inaccuracies"),
+        (p.mistakes, "mistake", "mistakes"),
+        (p.blunders, "blunder", "blunders"),
+    ]
+    .map(|(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+    .join(", ");
     format!(
-        "{side}{name}: accuracy {:.1}%, average centipawn loss {:.0}, {} moves: {} brilliant, {} \
-         good, {} interesting, {} inaccuracies, {} mistakes, {} blunders\n",
+        "{side}{name}: accuracy {:.1}%, average centipawn loss {:.0}, {} {}: {counts}\n",
         p.accuracy,
         p.average_centipawn_loss,
         p.moves,
-        p.brilliant,
-        p.good,
-        p.interesting,
-        p.inaccuracies,
-        p.mistakes,
-        p.blunders
+        if p.moves == 1 { "move" } else { "moves" },
     )
 }

@@ -13,6 +13,51 @@ pub fn join_words(words: &[String]) -> String {
     words.join(" ")
 }
 
+/// The moves of a line as people write it, `1.e4 e5 2.Nf3` or `1. e4 e5 2. Nf3 Nc6 *`: each
+/// word on its own, move numbers (`2.`, `2...`, the `1.` of `1.e4`) and a result left out.
+pub fn move_words(texts: &[String]) -> Vec<String> {
+    texts
+        .iter()
+        .flat_map(|t| t.split_whitespace())
+        .filter_map(|w| {
+            let digits = w.len() - w.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let rest = &w[digits..];
+            let dots = rest.len() - rest.trim_start_matches('.').len();
+            let word = if digits > 0 && dots > 0 {
+                &rest[dots..]
+            } else {
+                w
+            };
+            let result = matches!(word, "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*");
+            (!word.is_empty() && !result).then(|| word.to_owned())
+        })
+        .collect()
+}
+
+/// Splits command-line words into a FEN (the first word holds a `/`, and the FEN's other
+/// fields may follow as separate words when it was not quoted) and the moves after it.
+pub fn fen_and_moves(words: &[String]) -> (Option<String>, Vec<String>) {
+    let split: Vec<&str> = words.iter().flat_map(|w| w.split_whitespace()).collect();
+    match split.first() {
+        Some(first) if first.contains('/') => {
+            let is_field = |i: usize, w: &str| match i {
+                1 => w == "w" || w == "b",
+                2 => w == "-" || w.chars().all(|c| "KQkqABCDEFGHabcdefgh".contains(c)),
+                3 => w == "-" || (w.len() == 2 && w.as_bytes()[0].is_ascii_lowercase()),
+                _ => w.parse::<u32>().is_ok(),
+            };
+            let mut n = 1;
+            while n < split.len().min(6) && is_field(n, split[n]) {
+                n += 1;
+            }
+            let rest: Vec<String> = split[n..].iter().map(|w| (*w).to_owned()).collect();
+            (Some(split[..n].join(" ")), move_words(&rest))
+        }
+        Some(&"startpos") => (None, move_words(&words[1..])),
+        _ => (None, move_words(words)),
+    }
+}
+
 /// The position named by an optional `--fen`, the start position when absent.
 pub fn position_or_start(words: Option<&[String]>) -> CliResult<Position> {
     match words {
@@ -226,5 +271,38 @@ mod tests {
         let text = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
         let err = Position::from_fen(text).unwrap_err();
         assert!(fen_error_message(text, &err).ends_with("quote it)"));
+    }
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn move_numbers_and_results_are_left_out() {
+        assert_eq!(move_words(&words("1.e4 e5 2.Nf3")), ["e4", "e5", "Nf3"]);
+        assert_eq!(
+            move_words(&words("1. e4 e5 2. Nf3 Nc6 *")),
+            ["e4", "e5", "Nf3", "Nc6"]
+        );
+        assert_eq!(move_words(&words("12...Qxb7 1-0")), ["Qxb7"]);
+        assert_eq!(move_words(&["e2e4 e7e5".to_owned()]), ["e2e4", "e7e5"]);
+    }
+
+    #[test]
+    fn a_fen_then_moves() {
+        let (fen, moves) = fen_and_moves(&words("8/8/8/8/8/8/4P3/4K2k w - - 0 1 e4 Kh2"));
+        assert_eq!(fen.as_deref(), Some("8/8/8/8/8/8/4P3/4K2k w - - 0 1"));
+        assert_eq!(moves, ["e4", "Kh2"]);
+        let (fen, moves) =
+            fen_and_moves(&["8/8/8/8/8/8/4P3/4K2k w - -".to_owned(), "e4".to_owned()]);
+        assert_eq!(fen.as_deref(), Some("8/8/8/8/8/8/4P3/4K2k w - -"));
+        assert_eq!(moves, ["e4"]);
+        assert_eq!(fen_and_moves(&words("e4 e5")), (None, words("e4 e5")));
+        assert_eq!(fen_and_moves(&words("startpos e4")), (None, words("e4")));
     }
 }

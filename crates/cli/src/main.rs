@@ -94,7 +94,8 @@ enum Command {
     /// flag falls, 6.9): a helpmate proof, the reason a side cannot win, or undetermined.
     Winnable(winnable::WinnableArgs),
     /// Run the whole stack in this process on loopback: the rules service (games stored in
-    /// the data directory) and the gateway in front of it. Ctrl-C stops it.
+    /// the data directory), the search service (the engine) and the gateway in front of them,
+    /// with the web app. Ctrl-C stops it.
     Up(up::UpArgs),
     /// Create, play, show and follow games through the gateway.
     Game(game::GameArgs),

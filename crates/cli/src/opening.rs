@@ -21,7 +21,8 @@ pub struct OpeningArgs {
     /// Classify every game of this PGN file instead (`-` for standard input): one line each.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
-    /// Moves in any notation (`e4 c5`, `e2e4 c7c5`), played from the start position.
+    /// Moves in any notation (`e4 c5`, `e2e4 c7c5`, `1.e4 c5 2.Nf3`), played from the start
+    /// position.
     #[arg(value_name = "MOVE", conflicts_with = "pgn")]
     moves: Vec<String>,
 }
@@ -35,7 +36,7 @@ pub fn run(args: OpeningArgs) -> CliResult {
         Some(fen) => input::parse_fen(fen)?,
         None => Position::startpos(),
     };
-    let moves = play_moves(&start, &args.moves)?;
+    let moves = play_moves(&start, &input::move_words(&args.moves))?;
     writeln!(
         out,
         "{}",

@@ -63,6 +63,16 @@ pub struct UpArgs {
     /// picks a free port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     web_listen: SocketAddr,
+    /// The gateway's Prometheus metrics address (loopback only); port 0, the default, picks a
+    /// free port (each service's `LISTENING` line says which).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    metrics_listen: SocketAddr,
+    /// The rules service's metrics address (loopback only; port 0 picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    rules_metrics_listen: SocketAddr,
+    /// The search service's metrics address (loopback only; port 0 picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    search_metrics_listen: SocketAddr,
     /// Searches the engine runs at once (default: one per CPU core).
     #[arg(long, value_name = "N")]
     search_workers: Option<u32>,
@@ -114,6 +124,9 @@ pub fn run(args: UpArgs) -> CliResult {
         ("--rules-listen", args.rules_listen),
         ("--search-listen", args.search_listen),
         ("--web-listen", args.web_listen),
+        ("--metrics-listen", args.metrics_listen),
+        ("--rules-metrics-listen", args.rules_metrics_listen),
+        ("--search-metrics-listen", args.search_metrics_listen),
     ] {
         if !addr.ip().is_loopback() {
             return Err(CliError::usage(format!(
@@ -215,7 +228,7 @@ fn plan(
         "--store".into(),
         kind_arg.into(),
         "--metrics-listen".into(),
-        "127.0.0.1:0".into(),
+        args.rules_metrics_listen.to_string().into(),
         "--shutdown-grace-secs".into(),
         grace.clone().into(),
     ];
@@ -231,7 +244,7 @@ fn plan(
         "--hash-mb".into(),
         args.search_hash_mb.to_string().into(),
         "--metrics-listen".into(),
-        "127.0.0.1:0".into(),
+        args.search_metrics_listen.to_string().into(),
         "--shutdown-grace-secs".into(),
         grace.clone().into(),
     ];
@@ -254,7 +267,7 @@ fn plan(
         "--rate-limit".into(),
         args.rate_limit.to_string().into(),
         "--metrics-listen".into(),
-        "127.0.0.1:0".into(),
+        args.metrics_listen.to_string().into(),
         "--shutdown-grace-secs".into(),
         grace.into(),
     ];

@@ -47,6 +47,9 @@ fn client_usage_errors_exit_2() {
     chess(&["game", "move", "id", "e4", "--side", "red"]).assert_code(2);
     chess(&["--timeout", "soon", "rules", "status"]).assert_code(2);
     chess(&["up", "--listen", "nowhere"]).assert_code(2);
+    chess(&["up", "--metrics-listen", "0.0.0.0:9090"])
+        .assert_code(2)
+        .assert_stderr_has("--metrics-listen 0.0.0.0:9090");
 }
 
 #[test]
@@ -73,7 +76,11 @@ fn help_lists_the_network_commands() {
         .assert_ok()
         .assert_stdout_has("--data-dir")
         .assert_stdout_has("--rules-listen")
+        .assert_stdout_has("--search-metrics-listen")
         .assert_stdout_has("--memory");
+    chess(&["--help"])
+        .assert_ok()
+        .assert_stdout_has("the search service");
     chess(&["rules", "--help"])
         .assert_ok()
         .assert_stdout_has("legal-moves")

@@ -42,6 +42,23 @@ fn analyze_review_and_play_against_the_engine() {
     assert_eq!(depths.len(), 5, "{run:#?}");
     assert!(depths[4].starts_with("depth  5"), "{run:#?}");
 
+    // Moves without --moves, with move numbers; a FEN and moves after it.
+    let run = stack.chess(&["analyze", "1.e4", "e5", "2.Nf3", "--depth", "3", "--uci"]);
+    run.assert_ok().assert_stdout_has("bestmove ");
+    let run = stack.chess(&[
+        "analyze",
+        "8/8/8/8/8/8/4P3/4K2k",
+        "w",
+        "-",
+        "-",
+        "0",
+        "1",
+        "e4",
+        "--depth",
+        "3",
+    ]);
+    run.assert_ok().assert_stdout_has("bestmove ");
+
     // Bad input: the server's field error, exit 1.
     stack
         .chess(&["analyze", "8/8/8 w", "--depth", "2"])
@@ -74,6 +91,22 @@ fn analyze_review_and_play_against_the_engine() {
         .assert_stdout_has("White (Ann): accuracy")
         .assert_stdout_has("Black (Bob): accuracy")
         .assert_stdout_has("7 plies");
+    // Scores from White's side: Black's blunder leaves White winning (a mate for White is
+    // positive), the mating move says "mate", and counts of one are singular.
+    let blunder = run
+        .lines()
+        .into_iter()
+        .find(|l| l.starts_with("3...Nf6??"))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        blunder.contains(" #1 ") || blunder.contains(" +"),
+        "{blunder}"
+    );
+    assert!(
+        !run.stdout.contains("1 mistakes") && !run.stdout.contains("1 blunders"),
+        "{run:#?}"
+    );
     let annotated = std::fs::read_to_string(&out).unwrap();
     assert!(annotated.contains("Nf6 $4"), "{annotated}");
     stack

@@ -27,6 +27,15 @@ fn opening_prints_eco_name_and_class_on_one_line() {
     assert_eq!(r.stdout, "B20 Sicilian Defense  semi-open\n");
     let r = chess(&["opening", "e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
     assert_eq!(r.stdout, "C60 Ruy Lopez  open\n");
+    // Move numbers as people write them, in one word or apart, and a result.
+    for line in [
+        &["1.e4", "e5", "2.Nf3", "Nc6", "3.Bb5"][..],
+        &["1.", "e4", "e5", "2.", "Nf3", "Nc6", "3.", "Bb5", "*"],
+        &["1.e4 e5 2.Nf3 Nc6 3.Bb5"],
+    ] {
+        let r = chess(&[&["opening"][..], line].concat());
+        assert_eq!(r.stdout, "C60 Ruy Lopez  open\n", "{line:?}: {}", r.stderr);
+    }
     let r = chess(&["opening", "d4", "d5", "c4", "dxc4"]);
     assert_eq!(r.stdout, "D20 Queen's Gambit Accepted  closed, gambit\n");
     // Transposition: the English move order reaches a Queen's Gambit Declined.
