@@ -2,6 +2,8 @@
 //! 127.0.0.1 with port 0, learn their addresses from the `LISTENING` line they print, and stop
 //! them (SIGTERM, or SIGKILL for crash tests) when done. Every wait is bounded.
 
+#![forbid(unsafe_code)]
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

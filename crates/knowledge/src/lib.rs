@@ -16,6 +16,8 @@
 //! assert_eq!(report.material.balance, 0);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod illegal;
 mod material;
 mod openings;

@@ -12,6 +12,8 @@
 //!     --tc 10+0.1 --sprt 0,5 --concurrency 2 --pairs 5000 --pgn sprt.pgn --state sprt.json
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod engine;
 mod game;
 mod sprt;

@@ -79,6 +79,7 @@
 //! # Ok::<(), chess_pgn::ReadError>(())
 //! ```
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 mod builder;
 mod error;

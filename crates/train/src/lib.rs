@@ -9,6 +9,8 @@
 //! * [`train`]: float training of the exact `chess-nn` shape, sparse in the inputs, Adam,
 //!   target a mix of score and result; checkpoints each epoch; quantised into a network file.
 
+#![forbid(unsafe_code)]
+
 pub mod data;
 pub mod datagen;
 pub mod rng;

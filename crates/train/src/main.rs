@@ -1,5 +1,7 @@
 //! `chess-train datagen ...` and `chess-train train ...`; see the crate documentation.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use chess_train::datagen::{self, DatagenConfig};
