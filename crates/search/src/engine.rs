@@ -422,6 +422,7 @@ impl Engine {
             history: history.to_vec(),
             multipv: self.options.multipv,
             tables: self.tables.clone(),
+            tb_pieces: self.tables.as_ref().map_or(0, |t| t.max_pieces()),
             tb_hits: AtomicU64::new(0),
         }
     }

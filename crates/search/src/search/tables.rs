@@ -39,7 +39,7 @@ impl Searcher<'_> {
         let Some(tb) = self.sh.tables.as_deref() else {
             return RootTables::Search;
         };
-        if !in_tables(tb, root) {
+        if !in_tables(self.sh.tb_pieces, root) {
             return RootTables::Search;
         }
         let Ok(values) = tb.best_moves(root) else {
@@ -126,10 +126,10 @@ impl Searcher<'_> {
     /// capture or pawn move has just brought the position into the tables. A side already
     /// mated is left to the search, which scores the mate itself.
     pub(super) fn probe_tables(&mut self, pos: &Position, ply: usize) -> Option<(i32, Bound)> {
-        let tb = self.sh.tables.as_deref()?;
-        if pos.halfmoves() != 0 || !in_tables(tb, pos) {
+        if pos.halfmoves() != 0 || !in_tables(self.sh.tb_pieces, pos) {
             return None;
         }
+        let tb = self.sh.tables.as_deref()?;
         let value = tb.probe_dtm(pos).ok()?;
         self.sh.tb_hits.fetch_add(1, Relaxed);
         match value {
@@ -141,10 +141,10 @@ impl Searcher<'_> {
     }
 }
 
-/// Few enough pieces for the loaded tables, and no castling rights (the tables hold none).
-fn in_tables(tb: &Tablebase, pos: &Position) -> bool {
-    pos.occupied().count() as usize <= tb.max_pieces()
-        && pos.castling_rights() == CastlingRights::NONE
+/// Few enough pieces for the loaded tables (`max_pieces`: 0 without tables), and no castling
+/// rights (the tables hold none).
+fn in_tables(max_pieces: usize, pos: &Position) -> bool {
+    pos.occupied().count() as usize <= max_pieces && pos.castling_rights() == CastlingRights::NONE
 }
 
 /// The tables' best play from `pos`: the winner's quickest mate against the loser's longest

@@ -76,6 +76,8 @@ pub(crate) struct Shared {
     pub(crate) multipv: usize,
     /// Endgame tables, when configured: probed at the root (exact lines) and inside the tree.
     pub(crate) tables: Option<Arc<Tablebase>>,
+    /// The most pieces the loaded tables hold (0 without tables), looked up once per search.
+    pub(crate) tb_pieces: usize,
     /// Table probes by every thread of this search.
     pub(crate) tb_hits: AtomicU64,
 }
