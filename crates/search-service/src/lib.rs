@@ -21,9 +21,11 @@ mod jobs;
 mod pool;
 mod review;
 mod strength;
+mod tables;
 mod wire;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
@@ -31,6 +33,7 @@ use chess_service_kit::{CommonArgs, Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
 
 pub use pool::Backend;
+pub use tables::{TablesError, TablesSpec};
 
 /// Why the service could not start, or stopped serving.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +44,8 @@ pub enum Error {
         option: String,
         source: chess_nn::NetworkError,
     },
+    #[error(transparent)]
+    Tables(#[from] TablesError),
     #[error(transparent)]
     Pool(#[from] pool::StartError),
     #[error(transparent)]
@@ -137,6 +142,23 @@ pub struct Config {
     #[arg(long, env = "CHESS_SEARCH_BATCH_SIZE", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub batch_size: u32,
 
+    /// Endgame tables: a folder of tables from `chess tb generate`, or `generate` for every
+    /// ending up to --tables-generate-pieces pieces, generated into DATA_DIR/tables in the
+    /// background on first use (valid tables already there are reused). Analysis of a table
+    /// position is then exact (`tablebase: true`, mate distances) and review calls a move that
+    /// throws a table win away a blunder. Default: none.
+    #[arg(long, env = "CHESS_SEARCH_TABLES", value_name = "DIR|generate", value_parser = tables::parse_spec)]
+    pub tables: Option<TablesSpec>,
+
+    /// Where `--tables generate` puts the tables (in its `tables` folder).
+    #[arg(long, env = "CHESS_SEARCH_DATA_DIR", default_value = "chess-data")]
+    pub data_dir: PathBuf,
+
+    /// Most pieces (kings included) of the endings `--tables generate` makes: 4 (36 tables,
+    /// 182 MB, about 10 minutes on two cores) or 3 (seconds).
+    #[arg(long, env = "CHESS_SEARCH_TABLES_GENERATE_PIECES", default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=4))]
+    pub tables_generate_pieces: u8,
+
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -160,6 +182,11 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
             option: config.eval_file.clone(),
             source: e,
         })?;
+    let tables = tables::start(
+        config.tables.as_ref(),
+        &config.data_dir,
+        usize::from(config.tables_generate_pieces),
+    )?;
     let metrics = Metrics::new("search");
     let search_metrics = pool::SearchMetrics::new(&metrics);
     let pool = pool::Pool::start(
@@ -172,6 +199,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
             backend: config.backend,
             tasks: config.tasks as usize,
             batch_size: config.batch_size as usize,
+            tables,
         },
         search_metrics,
     )?;
