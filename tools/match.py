@@ -12,6 +12,16 @@ Example:
     python3 tools/match.py --engine target/release/chess-uci \\
         --opponent /usr/games/stockfish --opponent-option UCI_LimitStrength=true \\
         --opponent-option UCI_Elo=2000 --games 20 --tc 10+0.1 --pgn match.pgn
+
+With `--fens FILE` the games start from the positions in FILE (one FEN per line, each played
+twice, once with each engine on the side to move) instead of the openings; with `--nodes N`
+every move is searched for N nodes (UCI `go nodes N`) instead of on a clock, so the result does
+not depend on the machine's load. The endgame-table match of docs/endgames.md:
+
+    python3 tools/match.py --engine target/release/chess-uci \\
+        --engine-option TablePath=tables --opponent target/release/chess-uci \\
+        --fens docs/matches/endgame-starts.fen --nodes 20000 --games 200 \\
+        --pgn tables-match.pgn --resume
 """
 
 from __future__ import annotations
@@ -111,17 +121,21 @@ def open_engine(command: str, options: dict[str, str], protocol: str = "uci") ->
     return engine
 
 
-def play_game(engines, names, opening, tc, game_id, max_plies=400):
-    """engines/names are indexed by colour (True = white). Returns the PGN game."""
+def play_game(engines, names, opening, tc, game_id, max_plies=400, nodes=None, fen=None):
+    """engines/names are indexed by colour (True = white). Returns the PGN game. `fen`: the
+    start position (else the standard one); `nodes`: a fixed node count per move instead of
+    the clock."""
     base, inc = tc
-    board = chess.Board()
+    board = chess.Board(fen) if fen else chess.Board()
     for uci in opening.split():
         board.push_uci(uci)
     game = chess.pgn.Game()
+    if fen:
+        game.setup(chess.Board(fen))
     game.headers["White"] = names[chess.WHITE]
     game.headers["Black"] = names[chess.BLACK]
     game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
-    game.headers["TimeControl"] = f"{base:g}+{inc:g}"
+    game.headers["TimeControl"] = f"{base:g}+{inc:g}" if nodes is None else f"nodes {nodes}"
     node = game
     for move in board.move_stack:
         node = node.add_variation(move)
@@ -132,16 +146,19 @@ def play_game(engines, names, opening, tc, game_id, max_plies=400):
         if outcome is not None:
             result, reason = outcome.result(), outcome.termination.name.lower()
             break
-        if board.ply() >= max_plies:
+        if len(board.move_stack) >= max_plies:
             result, reason = "1/2-1/2", "move limit"
             break
         side = board.turn
-        limit = chess.engine.Limit(
-            white_clock=clock[chess.WHITE],
-            black_clock=clock[chess.BLACK],
-            white_inc=inc,
-            black_inc=inc,
-        )
+        if nodes is not None:
+            limit = chess.engine.Limit(nodes=nodes)
+        else:
+            limit = chess.engine.Limit(
+                white_clock=clock[chess.WHITE],
+                black_clock=clock[chess.BLACK],
+                white_inc=inc,
+                black_inc=inc,
+            )
         start = time.monotonic()
         try:
             # A new game id makes python-chess send ucinewgame first.
@@ -152,7 +169,7 @@ def play_game(engines, names, opening, tc, game_id, max_plies=400):
             break
         used = time.monotonic() - start
         clock[side] -= used
-        if clock[side] < 0:
+        if nodes is None and clock[side] < 0:
             result = "0-1" if side == chess.WHITE else "1-0"
             reason = "time forfeit"
             break
@@ -221,13 +238,41 @@ def main() -> None:
         "a pair (seeded by --seed and the pair): more distinct openings for long matches",
     )
     ap.add_argument("--seed", type=int, default=1, help="seed of --random-plies")
+    ap.add_argument(
+        "--fens",
+        metavar="FILE",
+        help="start from these positions (one FEN per line, blank lines and # comments "
+        "skipped), each played twice with colours reversed, instead of the openings",
+    )
+    ap.add_argument(
+        "--nodes",
+        type=int,
+        help="search this many nodes per move (go nodes N) instead of playing on a clock",
+    )
     args = ap.parse_args()
+    fens = None
+    if args.fens:
+        with open(args.fens) as f:
+            fens = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+        for n, fen in enumerate(fens, 1):
+            try:
+                board = chess.Board(fen)
+            except ValueError as err:
+                sys.exit(f"{args.fens}:{n}: {fen!r} is not a FEN: {err}")
+            if not board.is_valid():
+                sys.exit(f"{args.fens}:{n}: {fen!r} is not a legal position ({board.status()!r})")
+        if not fens:
+            sys.exit(f"{args.fens}: no positions")
+    if args.nodes is not None and args.nodes < 1:
+        sys.exit(f"--nodes {args.nodes}: must be at least 1")
 
     tc = parse_tc(args.tc)
     eng = open_engine(args.engine, parse_options(args.engine_option))
     opp = open_engine(args.opponent, parse_options(args.opponent_option), args.opponent_protocol)
     eng_name = eng.id.get("name", args.engine)
     opp_name = opp.id.get("name", args.opponent)
+    if args.engine_option and eng_name == opp_name:
+        eng_name += " (" + ", ".join(args.engine_option) + ")"
     if args.opponent_option:
         opp_name += " (" + ", ".join(args.opponent_option) + ")"
     points = []  # from the engine under test's side: 1, 0.5, 0
@@ -249,11 +294,15 @@ def main() -> None:
         print(f"resuming after {len(points)} games: +{wins} -{losses} ={draws}", flush=True)
     with open(args.pgn, "a" if args.resume else "w") as pgn:
         for i in range(len(points), args.games):
-            opening = extend(OPENINGS[(i // 2) % len(OPENINGS)], args.random_plies, args.seed, i // 2)
+            if fens:
+                fen, opening = fens[(i // 2) % len(fens)], ""
+            else:
+                fen = None
+                opening = extend(OPENINGS[(i // 2) % len(OPENINGS)], args.random_plies, args.seed, i // 2)
             engine_white = i % 2 == 0
             engines = {chess.WHITE: eng if engine_white else opp, chess.BLACK: opp if engine_white else eng}
             names = {chess.WHITE: eng_name if engine_white else opp_name, chess.BLACK: opp_name if engine_white else eng_name}
-            game = play_game(engines, names, opening, tc, game_id=i)
+            game = play_game(engines, names, opening, tc, game_id=i, nodes=args.nodes, fen=fen)
             game.headers["Event"] = "match.py"
             game.headers["Round"] = str(i + 1)
             print(game, file=pgn, end="\n\n", flush=True)

@@ -83,6 +83,18 @@ components:
   - $(realpath --relative-to="$pg_scratch" "$K8S/components/postgres")
 KUST
 
+# `endgame-tables` is the base with the endgame-tables component, assembled the same way.
+tb_scratch="$OUT/work/endgame-tables"
+mkdir -p "$tb_scratch"
+cat >"$tb_scratch/kustomization.yaml" <<KUST
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - $(realpath --relative-to="$tb_scratch" "$K8S/base")
+components:
+  - $(realpath --relative-to="$tb_scratch" "$K8S/components/endgame-tables")
+KUST
+
 targets=(
     "base=$K8S/base"
     "local=$K8S/overlays/local"
@@ -90,6 +102,7 @@ targets=(
     "queue-autoscaling=$scratch"
     "postgres=$K8S/overlays/postgres"
     "postgres-component=$pg_scratch"
+    "endgame-tables=$tb_scratch"
 )
 
 status=0

@@ -20,6 +20,7 @@ mod rules_api;
 mod rules_replicas;
 mod search;
 mod store_import;
+mod tables;
 mod unknown_outcome;
 mod winnability;
 

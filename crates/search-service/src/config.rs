@@ -1,10 +1,12 @@
 //! The service's configuration: flags with `CHESS_SEARCH_*` environment fallbacks.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use chess_service_kit::CommonArgs;
 
 use crate::pool::Backend;
+use crate::tables::{self, TablesSpec};
 
 /// Configuration: flags with `CHESS_SEARCH_*` environment fallbacks.
 #[derive(Clone, Debug, clap::Parser)]
@@ -95,6 +97,23 @@ pub struct Config {
     /// Batched backends: most positions per evaluation batch.
     #[arg(long, env = "CHESS_SEARCH_BATCH_SIZE", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub batch_size: u32,
+
+    /// Endgame tables: a folder of tables from `chess tb generate`, or `generate` for every
+    /// ending up to --tables-generate-pieces pieces, generated into DATA_DIR/tables in the
+    /// background on first use (valid tables already there are reused). Analysis of a table
+    /// position is then exact (`tablebase: true`, mate distances) and review calls a move that
+    /// throws a table win away a blunder. Default: none.
+    #[arg(long, env = "CHESS_SEARCH_TABLES", value_name = "DIR|generate", value_parser = tables::parse_spec)]
+    pub tables: Option<TablesSpec>,
+
+    /// Where `--tables generate` puts the tables (in its `tables` folder).
+    #[arg(long, env = "CHESS_SEARCH_DATA_DIR", default_value = "chess-data")]
+    pub data_dir: PathBuf,
+
+    /// Most pieces (kings included) of the endings `--tables generate` makes: 4 (36 tables,
+    /// 182 MB, about 10 minutes on two cores) or 3 (seconds).
+    #[arg(long, env = "CHESS_SEARCH_TABLES_GENERATE_PIECES", default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=4))]
+    pub tables_generate_pieces: u8,
 
     #[command(flatten)]
     pub common: CommonArgs,

@@ -22,6 +22,7 @@ mod jobs;
 mod pool;
 mod review;
 mod strength;
+mod tables;
 mod wire;
 
 use std::time::Duration;
@@ -32,6 +33,7 @@ use tonic::codec::CompressionEncoding;
 
 pub use config::Config;
 pub use pool::Backend;
+pub use tables::{TablesError, TablesSpec};
 
 /// Why the service could not start, or stopped serving.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +44,8 @@ pub enum Error {
         option: String,
         source: chess_nn::NetworkError,
     },
+    #[error(transparent)]
+    Tables(#[from] TablesError),
     #[error(transparent)]
     Pool(#[from] pool::StartError),
     #[error(transparent)]
@@ -56,6 +60,11 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
             option: config.eval_file.clone(),
             source: e,
         })?;
+    let tables = tables::start(
+        config.tables.as_ref(),
+        &config.data_dir,
+        usize::from(config.tables_generate_pieces),
+    )?;
     let metrics = Metrics::new("search");
     let search_metrics = pool::SearchMetrics::new(&metrics);
     let pool = pool::Pool::start(
@@ -68,6 +77,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
             backend: config.backend,
             tasks: config.tasks as usize,
             batch_size: config.batch_size as usize,
+            tables,
         },
         search_metrics,
     )?;

@@ -28,6 +28,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::tables::TableSlot;
+
 /// The wait a busy service suggests (RetryInfo): searches end within the limits, and a place
 /// frees as soon as one does.
 const BUSY_RETRY: Duration = Duration::from_millis(500);
@@ -84,6 +86,9 @@ pub struct PoolConfig {
     pub tasks: usize,
     /// Batched backends: positions per backend call.
     pub batch_size: usize,
+    /// Endgame tables for the analysis engines (not levelled play, which should stay at its
+    /// level), once ready.
+    pub tables: TableSlot,
 }
 
 impl PoolConfig {
@@ -295,6 +300,7 @@ fn run_worker(
         let task = lock(rx).recv();
         let Ok(task) = task else { break };
         metrics.queue_depth.dec();
+        config.tables.sync(&mut engines.main);
         // A failing task loses its call (its reply channel closes), not the worker.
         let run = std::panic::AssertUnwindSafe(|| task(&mut engines));
         if std::panic::catch_unwind(run).is_err() {
@@ -364,6 +370,7 @@ fn run_scheduler(
             };
             metrics.queue_depth.dec();
             let (free, net, table) = (free.clone(), net.clone(), table.clone());
+            let tables = config.tables.clone();
             let (main, play) = (main.clone(), play.clone());
             scheduler.spawn(move || {
                 let taken = free.borrow_mut().pop();
@@ -375,6 +382,7 @@ fn run_scheduler(
                         play: batched::engine(play, net),
                     }
                 });
+                tables.sync(&mut engines.main);
                 task(&mut engines);
                 free.borrow_mut().push(engines);
             });

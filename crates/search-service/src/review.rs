@@ -100,6 +100,25 @@ fn clamped_cp(score: Score) -> i32 {
     }
 }
 
+/// The exact result (1 win, 0 draw, -1 loss for the side to move) when the endgame tables
+/// decided the position's best line, or the position is over.
+fn table_result(value: &PositionValue) -> Option<i8> {
+    let score = match value {
+        PositionValue::Lines(lines) => lines.first().filter(|l| l.tablebase)?.score,
+        PositionValue::Terminal(score) => *score,
+    };
+    Some(match score {
+        Score::Mate(n) if n > 0 => 1,
+        Score::Mate(_) => -1,
+        Score::Cp(_) => 0,
+    })
+}
+
+/// The exact result a move reached, for the side that made it.
+fn table_result_after(after: &PositionValue) -> Option<i8> {
+    table_result(after).map(|r| -r)
+}
+
 /// The judgement of one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Judgement {
@@ -190,7 +209,12 @@ pub fn judge(
             expected_score(best_score) - expected_score(second.score) >= ONLY_MOVE_MARGIN
                 || only_forced_mate(best_score, second.score)
         });
-    let judgement = if loss >= BLUNDER {
+    // With tables, giving a table win away (or a table draw) is a blunder whatever the
+    // score model makes of it.
+    let table_drop = table_result(before)
+        .zip(table_result_after(after))
+        .is_some_and(|(was, now)| now < was);
+    let judgement = if loss >= BLUNDER || table_drop {
         Judgement::Blunder
     } else if loss >= MISTAKE {
         Judgement::Mistake
@@ -402,7 +426,62 @@ mod tests {
             nps: 1_000_000,
             time_ms: 1,
             pv: vec![mv],
+            tablebase: false,
+            tbhits: 0,
         }
+    }
+
+    fn table_line(mv: Move, score: Score) -> Line {
+        Line {
+            tablebase: true,
+            ..line(mv, score)
+        }
+    }
+
+    #[test]
+    fn a_move_that_gives_a_table_win_or_draw_away_is_a_blunder() {
+        // The values are given here, not searched: the rule is what is tested.
+        let pos = Position::from_fen("8/8/8/4k3/8/8/8/R3K3 w - - 0 1").unwrap();
+        let best = pos.parse_san("Ra5+").unwrap();
+        let played = pos.parse_san("Kd2").unwrap();
+        let reply = Position::from_fen("8/8/8/4k3/8/8/3K4/R7 b - - 1 1")
+            .unwrap()
+            .parse_san("Kd4")
+            .unwrap();
+        let win = PositionValue::Lines(vec![table_line(best, Score::Mate(8))]);
+        let drawn = PositionValue::Lines(vec![table_line(reply, Score::Cp(0))]);
+        let v = judge(&pos, played, &win, &drawn);
+        assert_eq!(v.judgement, Judgement::Blunder);
+        // A slower table win is no error.
+        let slower = PositionValue::Lines(vec![table_line(reply, Score::Mate(-9))]);
+        let v = judge(&pos, played, &win, &slower);
+        assert_eq!(v.judgement, Judgement::None);
+        // A table draw into a table loss.
+        let draw = PositionValue::Lines(vec![table_line(best, Score::Cp(0))]);
+        let lost = PositionValue::Lines(vec![table_line(reply, Score::Mate(12))]);
+        assert_eq!(
+            judge(&pos, played, &draw, &lost).judgement,
+            Judgement::Blunder
+        );
+        // Stalemating from a table win is a blunder too.
+        let stalemate = PositionValue::Terminal(Score::Cp(0));
+        assert_eq!(
+            judge(&pos, played, &win, &stalemate).judgement,
+            Judgement::Blunder
+        );
+        // Small drops are no error, from the search or the tables.
+        let est = PositionValue::Lines(vec![line(best, Score::Cp(40))]);
+        let est_after = PositionValue::Lines(vec![line(reply, Score::Cp(-20))]);
+        assert_eq!(
+            judge(&pos, played, &est, &est_after).judgement,
+            Judgement::None
+        );
+        let tb_small = PositionValue::Lines(vec![table_line(best, Score::Cp(0))]);
+        let tb_small_after = PositionValue::Lines(vec![table_line(reply, Score::Cp(0))]);
+        assert_eq!(
+            judge(&pos, played, &tb_small, &tb_small_after).judgement,
+            Judgement::None
+        );
     }
 
     #[test]

@@ -48,6 +48,19 @@ pub fn line_to_proto(pos: &Position, line: &Line) -> v1::AnalysisLine {
         nodes: line.nodes,
         nps: line.nps,
         time_ms: line.time_ms,
+        tablebase: line.tablebase,
+        dtm_plies: line.tablebase.then(|| dtm_plies(line.score)).flatten(),
+        tbhits: line.tbhits,
+    }
+}
+
+/// A table line's mate in moves as half-moves to mate (a mate in `n` moves for the side to
+/// move is `2n - 1` plies, a mate in `-n` is `2n` plies against it); `None` for a draw.
+fn dtm_plies(score: Score) -> Option<i32> {
+    match score {
+        Score::Mate(n) if n > 0 => Some(2 * n - 1),
+        Score::Mate(n) => Some(2 * n),
+        Score::Cp(_) => None,
     }
 }
 

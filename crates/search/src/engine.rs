@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use chess_rules::{Move, Position};
+use chess_tablebase::Tablebase;
 
 use crate::eval::Evaluator;
 use crate::nnue::EvalSource;
-use crate::options::{EngineOption, EngineOptions, OptionError};
+use crate::options::{EngineOption, EngineOptions, NO_TABLES, OptionError};
 use crate::params::Params;
 use crate::search::{Control, Searcher, Shared, TimeManager, Worker};
 use crate::tt::TranspositionTable;
@@ -133,6 +134,8 @@ pub struct Engine {
     eval_factory: EvalFactory,
     /// What `EvalFile` last selected.
     eval_source: EvalSource,
+    /// Endgame tables (`TablePath`), shared with every other engine given the same.
+    tables: Option<Arc<Tablebase>>,
     last: Option<Arc<Control>>,
 }
 
@@ -177,6 +180,7 @@ impl Engine {
             options,
             eval_factory,
             eval_source: EvalSource::Hand,
+            tables: None,
             last: None,
         }
     }
@@ -242,8 +246,27 @@ impl Engine {
                 })?;
                 self.set_eval_source(source);
             }
+            EngineOption::TablePath => {
+                let tables = open_tables(value).map_err(|reason| OptionError::TablePath {
+                    value: value.to_owned(),
+                    reason,
+                })?;
+                self.set_tables(tables);
+            }
         }
         Ok(())
+    }
+
+    /// Probes `tables` from now on (`None`: no tables). Several engines may share one set: the
+    /// files are mapped once. A running search is stopped first.
+    pub fn set_tables(&mut self, tables: Option<Arc<Tablebase>>) {
+        self.stop_previous();
+        self.tables = tables;
+    }
+
+    /// The endgame tables the search probes, if any.
+    pub fn tables(&self) -> Option<&Arc<Tablebase>> {
+        self.tables.as_ref()
     }
 
     fn stop_previous(&mut self) {
@@ -398,6 +421,9 @@ impl Engine {
             root: position.clone(),
             history: history.to_vec(),
             multipv: self.options.multipv,
+            tables: self.tables.clone(),
+            tb_pieces: self.tables.as_ref().map_or(0, |t| t.max_pieces()),
+            tb_hits: AtomicU64::new(0),
         }
     }
 
@@ -406,6 +432,23 @@ impl Engine {
     pub fn search(&mut self, position: &Position, history: &[u64], limits: Limits) -> SearchResult {
         self.go(position, history, limits, |_| {}).wait()
     }
+}
+
+/// `TablePath`'s value as tables: `<empty>` (or nothing) for none, else a folder that exists
+/// and holds at least one table, every one of which passes its checks.
+fn open_tables(value: &str) -> Result<Option<Arc<Tablebase>>, String> {
+    if value.is_empty() || value == NO_TABLES {
+        return Ok(None);
+    }
+    let dir = std::path::Path::new(value);
+    if !dir.is_dir() {
+        return Err("not a folder".to_owned());
+    }
+    let tb = Tablebase::open_dir(dir).map_err(|e| e.to_string())?;
+    if tb.max_pieces() == 0 {
+        return Err("no tables in it".to_owned());
+    }
+    Ok(Some(Arc::new(tb)))
 }
 
 fn make_workers(n: usize, factory: &EvalFactory) -> Vec<Mutex<Worker>> {

@@ -53,11 +53,14 @@ pub enum EngineOption {
     /// `EvalFile`: `default` (the embedded trained network), `hand` (the hand-written
     /// evaluation) or the path of a network file.
     EvalFile,
+    /// `TablePath`: a folder of our endgame tables (`chess tb generate`), or `<empty>` for
+    /// none.
+    TablePath,
 }
 
 impl EngineOption {
     /// Every option, in the order UCI lists them.
-    pub const ALL: [EngineOption; 7] = [
+    pub const ALL: [EngineOption; 8] = [
         EngineOption::Hash,
         EngineOption::Threads,
         EngineOption::MultiPv,
@@ -65,6 +68,7 @@ impl EngineOption {
         EngineOption::ShowWdl,
         EngineOption::Ponder,
         EngineOption::EvalFile,
+        EngineOption::TablePath,
     ];
 
     /// The option's UCI name, type, default and range.
@@ -105,6 +109,7 @@ impl EngineOption {
             EngineOption::ShowWdl => ("UCI_ShowWDL", OptionKind::Check { default: false }),
             EngineOption::Ponder => ("Ponder", OptionKind::Check { default: false }),
             EngineOption::EvalFile => ("EvalFile", OptionKind::String { default: "default" }),
+            EngineOption::TablePath => ("TablePath", OptionKind::String { default: NO_TABLES }),
         };
         OptionSpec { name, kind }
     }
@@ -117,6 +122,9 @@ impl EngineOption {
             .find(|o| o.spec().name.eq_ignore_ascii_case(name))
     }
 }
+
+/// `TablePath`'s value for "no tables" (as UCI engines write an empty path).
+pub const NO_TABLES: &str = "<empty>";
 
 /// The kind and range of an option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +212,11 @@ pub enum OptionError {
         value: String,
         reason: String,
     },
+    /// `TablePath` named a folder whose tables cannot be used; the tables are unchanged.
+    TablePath {
+        value: String,
+        reason: String,
+    },
 }
 
 impl fmt::Display for OptionError {
@@ -219,6 +232,11 @@ impl fmt::Display for OptionError {
                 f,
                 "EvalFile {value:?} not loaded ({reason}); the evaluation is unchanged \
                  (expected hand, default or the path of a network file)"
+            ),
+            OptionError::TablePath { value, reason } => write!(
+                f,
+                "TablePath {value:?} not loaded ({reason}); the tables are unchanged \
+                 (expected {NO_TABLES} or a folder of tables from `chess tb generate`)"
             ),
         }
     }

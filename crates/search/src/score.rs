@@ -13,6 +13,16 @@ pub(crate) const INFINITE: i32 = 32_001;
 pub(crate) const MATE: i32 = 32_000;
 /// Scores at or above this are mates.
 pub(crate) const MATE_IN_MAX: i32 = MATE - MAX_PLY as i32;
+/// A position the endgame tables call won, `ply` plies from the root, scores `TB_WIN - ply`:
+/// below every mate the search proves and above every evaluation (evaluators clamp to
+/// ±20,000), so a proven mate is still preferred and no evaluation outranks a table win.
+pub(crate) const TB_WIN: i32 = MATE_IN_MAX - 1;
+/// Scores at or above this are table wins or mates ("decisive").
+pub(crate) const TB_WIN_IN_MAX: i32 = TB_WIN - MAX_PLY as i32;
+/// What a table win (not yet a mate the search has seen) is reported as, less its distance
+/// from the root in plies: a centipawn score above any evaluation, as other engines show it.
+const TB_WIN_CP: i32 = 25_000;
+const _: () = assert!(TB_WIN_IN_MAX > 20_000 && TB_WIN_CP - (MAX_PLY as i32) > 20_000);
 /// "No static evaluation" (in check); outside every real score and storable as `i16`.
 pub(crate) const NO_EVAL: i32 = i16::MIN as i32;
 pub(crate) const DRAW: i32 = 0;
@@ -45,12 +55,17 @@ pub enum Score {
 }
 
 impl Score {
-    /// Converts an internal search score.
+    /// Converts an internal search score. A table win or loss found inside the search (not a
+    /// mate it has seen) becomes a centipawn score of ±(25,000 less its distance in plies).
     pub fn from_internal(v: i32) -> Score {
         if v >= MATE_IN_MAX {
             Score::Mate((MATE - v + 1) / 2)
         } else if v <= -MATE_IN_MAX {
             Score::Mate(-(MATE + v) / 2)
+        } else if v >= TB_WIN_IN_MAX {
+            Score::Cp(TB_WIN_CP - (TB_WIN - v))
+        } else if v <= -TB_WIN_IN_MAX {
+            Score::Cp(-TB_WIN_CP + (TB_WIN + v))
         } else {
             Score::Cp(v)
         }
@@ -170,6 +185,14 @@ mod tests {
         assert_eq!(Score::from_internal(mated_in(2)), Score::Mate(-1));
         assert_eq!(Score::from_internal(mated_in(4)), Score::Mate(-2));
         assert_eq!(Score::from_internal(123), Score::Cp(123));
+    }
+
+    #[test]
+    fn table_wins_rank_between_evaluations_and_mates() {
+        assert!(TB_WIN - (MAX_PLY as i32) < mate_in(MAX_PLY));
+        assert_eq!(Score::from_internal(TB_WIN - 3), Score::Cp(24_997));
+        assert_eq!(Score::from_internal(-TB_WIN + 4), Score::Cp(-24_996));
+        assert_eq!(Score::from_internal(20_000), Score::Cp(20_000));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use chess_rules::{Move, Role};
 
-use crate::score::{MATE_IN_MAX, NO_EVAL};
+use crate::score::{NO_EVAL, TB_WIN_IN_MAX};
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,9 +283,10 @@ fn unpack(data: u64) -> TtEntry {
 /// assert_eq!(score_to_tt(120, 3), 120);
 /// ```
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_IN_MAX {
+    // Table wins count their distance from the root as mates do.
+    if score >= TB_WIN_IN_MAX {
         score + ply as i32
-    } else if score <= -MATE_IN_MAX {
+    } else if score <= -TB_WIN_IN_MAX {
         score - ply as i32
     } else {
         score
@@ -294,9 +295,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 
 /// A stored node-relative score made root-relative again at `ply`.
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_IN_MAX {
+    if score >= TB_WIN_IN_MAX {
         score - ply as i32
-    } else if score <= -MATE_IN_MAX {
+    } else if score <= -TB_WIN_IN_MAX {
         score + ply as i32
     } else {
         score

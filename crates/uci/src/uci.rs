@@ -217,6 +217,18 @@ impl Uci {
                 let text = format!("evaluation: {}", self.engine.eval_source().describe());
                 self.info_string(&text);
             }
+            Ok(()) if name.trim().eq_ignore_ascii_case("TablePath") => {
+                let text = match self.engine.tables() {
+                    Some(tb) => format!(
+                        "tables: {} endings, up to {} pieces, from {}",
+                        tb.tables().len(),
+                        tb.max_pieces(),
+                        tb.dir().display()
+                    ),
+                    None => "tables: none".to_owned(),
+                };
+                self.info_string(&text);
+            }
             Ok(()) => {}
         }
     }
@@ -442,8 +454,8 @@ pub fn format_info(info: &Info, show_wdl: bool) -> String {
         s.push_str(&format!(" wdl {w} {d} {lo}"));
     }
     s.push_str(&format!(
-        " nodes {} nps {} hashfull {} time {}",
-        l.nodes, l.nps, info.hashfull, l.time_ms
+        " nodes {} nps {} hashfull {} tbhits {} time {}",
+        l.nodes, l.nps, info.hashfull, l.tbhits, l.time_ms
     ));
     if !l.pv.is_empty() {
         s.push_str(" pv");

@@ -15,6 +15,7 @@
 //! | `root.rs`    | iterative deepening, aspiration windows, MultiPV, the reported lines |
 //! | `negamax.rs` | the main search                                                      |
 //! | `qsearch.rs` | the quiescence search                                                |
+//! | `tables.rs`  | the endgame tables: exact root lines, interior win/draw/loss probes    |
 //! | `thread.rs`  | thread state (shared, per thread, per search) and the common helpers |
 //! | `node.rs`    | the node kinds                                                       |
 //! | `timeman.rs` | time management                                                      |
@@ -27,6 +28,7 @@ mod node;
 mod qsearch;
 mod report;
 mod root;
+mod tables;
 mod thread;
 mod timeman;
 

@@ -9,7 +9,7 @@ use super::node::{NodeKind, NonPv, Pv};
 use super::thread::{STACK_OFFSET, Searcher};
 use crate::history::{NO_PIECE_TO, piece_to};
 use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
-use crate::score::{DRAW, INFINITE, MATE_IN_MAX, MAX_PLY, NO_EVAL, mate_in, mated_in};
+use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX, mate_in, mated_in};
 use crate::see::see_ge;
 use crate::tt::{Bound, pack_move, score_from_tt};
 
@@ -78,6 +78,35 @@ impl Searcher<'_> {
             return tt_score;
         }
 
+        // Endgame tables: exact win, draw or loss once a capture or pawn move has brought the
+        // position into them; a bound that cuts ends the node, and at a PV node a table win is
+        // a floor (a loss a ceiling) for what the moves below find.
+        let mut best = -INFINITE;
+        let mut ceiling = INFINITE;
+        if !N::ROOT
+            && excluded.is_null()
+            && let Some((v, bound)) = self.probe_tables(pos, ply)
+        {
+            let cuts = match bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+            };
+            if cuts {
+                let d = (depth + 6).min(MAX_PLY as i32 - 1);
+                self.tt_store(key, ply, d, Move::NULL, v, bound, NO_EVAL, tt_pv);
+                return v;
+            }
+            if N::PV {
+                if bound == Bound::Lower {
+                    best = v;
+                    alpha = alpha.max(v);
+                } else {
+                    ceiling = v;
+                }
+            }
+        }
+
         // Static evaluation, sharpened by the hash score when its bound allows.
         let (raw_eval, eval) = if in_check {
             (NO_EVAL, NO_EVAL)
@@ -100,15 +129,15 @@ impl Searcher<'_> {
         if !N::PV && !in_check && excluded.is_null() {
             // Reverse futility: far enough above beta that a quiet move will not fall below.
             if depth <= p.rfp_max_depth
-                && eval.abs() < MATE_IN_MAX
-                && beta.abs() < MATE_IN_MAX
+                && eval.abs() < TB_WIN_IN_MAX
+                && beta.abs() < TB_WIN_IN_MAX
                 && eval - p.rfp_margin * (depth - i32::from(improving)) >= beta
             {
                 return (eval + beta) / 2;
             }
             // Razoring: hopelessly below alpha; let the quiescence search confirm.
             if depth <= p.razor_max_depth
-                && alpha.abs() < MATE_IN_MAX
+                && alpha.abs() < TB_WIN_IN_MAX
                 && eval + p.razor_base + p.razor_margin * depth * depth < alpha
             {
                 let v = self.qsearch::<NonPv>(pos, alpha, alpha + 1, ply, 0);
@@ -121,7 +150,7 @@ impl Searcher<'_> {
                 && eval >= beta
                 && ply >= self.nmp_min_ply
                 && !self.stack[ply + STACK_OFFSET - 1].mv.is_null()
-                && beta > -MATE_IN_MAX
+                && beta > -TB_WIN_IN_MAX
                 && has_pieces(pos)
             {
                 let r = p.nmp_base_reduction
@@ -144,7 +173,7 @@ impl Searcher<'_> {
                     return 0;
                 }
                 if v >= beta {
-                    let v = if v >= MATE_IN_MAX { beta } else { v };
+                    let v = if v >= TB_WIN_IN_MAX { beta } else { v };
                     if self.nmp_min_ply != 0 || depth < p.nmp_verify_depth {
                         return v;
                     }
@@ -168,7 +197,6 @@ impl Searcher<'_> {
         let killers = self.ss(ply).killers;
         let counter = self.w.hist.counter(prev[0]);
         let mut picker = MovePicker::new(pos, tt_move, killers, counter, prev);
-        let mut best = -INFINITE;
         let mut best_move = Move::NULL;
         let mut move_count = 0usize;
         let mut quiets = [Move::NULL; 64];
@@ -196,7 +224,7 @@ impl Searcher<'_> {
 
             // Shallow-depth pruning, once a move has been searched without being mated. Direct
             // checks are kept: a quiet check is often the point of the position.
-            if !N::ROOT && best > -MATE_IN_MAX && has_pieces_us && !checks.gives_check(m) {
+            if !N::ROOT && best > -TB_WIN_IN_MAX && has_pieces_us && !checks.gives_check(m) {
                 let lmr_depth = (depth - 1 - self.reduction(depth, move_count) / 1024).max(0);
                 if quiet {
                     let lmp = (p.lmp_base + depth * depth) / (2 - i32::from(improving));
@@ -206,7 +234,7 @@ impl Searcher<'_> {
                     }
                     // (Not when looking for a quicker mate: no static margin reaches one.)
                     if !in_check
-                        && alpha < MATE_IN_MAX
+                        && alpha < TB_WIN_IN_MAX
                         && lmr_depth <= p.futility_max_depth
                         && eval + p.futility_base + p.futility_margin * lmr_depth <= alpha
                     {
@@ -238,7 +266,7 @@ impl Searcher<'_> {
                 && let Some(e) = tte
                 && e.bound != Bound::Upper
                 && e.depth >= depth - 3
-                && tt_score.abs() < MATE_IN_MAX
+                && tt_score.abs() < TB_WIN_IN_MAX
             {
                 let singular_beta = tt_score - p.singular_margin * depth;
                 self.ss_mut(ply).excluded = m;
@@ -403,6 +431,9 @@ impl Searcher<'_> {
             }
         }
 
+        if N::PV {
+            best = best.min(ceiling);
+        }
         if excluded.is_null() && !(N::ROOT && self.pv_idx > 0) {
             let bound = if best >= beta {
                 Bound::Lower

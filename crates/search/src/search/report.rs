@@ -20,6 +20,11 @@ pub struct Line {
     pub nps: u64,
     pub time_ms: u64,
     pub pv: Vec<Move>,
+    /// The score is the endgame tables' exact verdict (a table win or loss is a mate in
+    /// [`Score::Mate`] moves, a table draw `cp 0`), not the search's estimate.
+    pub tablebase: bool,
+    /// Endgame-table probes made by the search so far.
+    pub tbhits: u64,
 }
 
 /// Progress reported during a search: one line, whether its score is only a bound (aspiration

@@ -7,6 +7,7 @@ use chess_rules::{Move, Position};
 
 use super::node::Root;
 use super::report::{Info, Line, SearchResult};
+use super::tables::{RootTables, TABLE_DRAW_WDL};
 use super::thread::{RootMove, Searcher};
 use crate::score::{INFINITE, MATE, MATE_IN_MAX, MAX_PLY, Score};
 use crate::tt::{Bound, pack_move};
@@ -45,6 +46,8 @@ impl Searcher<'_> {
                 nps: 0,
                 time_ms: self.sh.control.elapsed_ms(),
                 pv: Vec::new(),
+                tablebase: false,
+                tbhits: 0,
             };
             if let Some(cb) = on_info.as_mut() {
                 cb(&Info {
@@ -59,6 +62,17 @@ impl Searcher<'_> {
                 ponder: None,
                 lines: vec![line],
             };
+        }
+        match self.root_tables(&root, &legal) {
+            RootTables::Search => {}
+            RootTables::Draw(drawing) => {
+                legal = drawing;
+                self.table_draw = true;
+            }
+            RootTables::Solved(values) => {
+                let multipv = self.sh.multipv;
+                return self.table_result(&root, &values, multipv, &mut on_info);
+            }
         }
         self.root_moves = legal
             .into_iter()
@@ -190,19 +204,30 @@ impl Searcher<'_> {
         } else {
             (0, 0)
         };
-        let score = Score::from_internal(v);
+        // A table draw is exact whatever the search thinks of its practical chances.
+        let score = if self.table_draw {
+            Score::Cp(0)
+        } else {
+            Score::from_internal(v)
+        };
         let time_ms = self.sh.control.elapsed_ms();
         let nodes = self.sh.total_nodes().max(self.nodes);
         Line {
             multipv: i + 1,
             score,
-            wdl: score.wdl(),
+            wdl: if self.table_draw {
+                TABLE_DRAW_WDL
+            } else {
+                score.wdl()
+            },
             depth: depth.max(1) as u32,
             seldepth: rm.seldepth.max(1) as u32,
             nodes,
             nps: nodes * 1000 / time_ms.max(1),
             time_ms,
             pv: rm.pv.clone(),
+            tablebase: self.table_draw,
+            tbhits: self.sh.tb_hits.load(Relaxed),
         }
     }
 

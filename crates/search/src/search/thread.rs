@@ -9,13 +9,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use chess_rules::{Move, Position};
+use chess_tablebase::Tablebase;
 
 use super::limits::Limits;
 use super::timeman::TimeManager;
 use crate::eval::Evaluator;
 use crate::history::{History, NO_PIECE_TO};
 use crate::params::Params;
-use crate::score::{INFINITE, MATE_IN_MAX, MAX_PLY, NO_EVAL};
+use crate::score::{INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX};
 use crate::tt::{Bound, TranspositionTable, TtEntry, pack_move, score_to_tt};
 
 /// What the outside can do to a running search.
@@ -73,6 +74,12 @@ pub(crate) struct Shared {
     /// Zobrist keys of the game's positions before the root, oldest first.
     pub(crate) history: Vec<u64>,
     pub(crate) multipv: usize,
+    /// Endgame tables, when configured: probed at the root (exact lines) and inside the tree.
+    pub(crate) tables: Option<Arc<Tablebase>>,
+    /// The most pieces the loaded tables hold (0 without tables), looked up once per search.
+    pub(crate) tb_pieces: usize,
+    /// Table probes by every thread of this search.
+    pub(crate) tb_hits: AtomicU64,
 }
 
 impl Shared {
@@ -164,6 +171,9 @@ pub(crate) struct Searcher<'a> {
     pub(super) lmr: Vec<[i32; 64]>,
     pub(super) best_move_changes: f64,
     pub(super) single_thread: bool,
+    /// The root is a table draw: the search only chooses among the drawing moves, and the
+    /// lines report the exact draw.
+    pub(super) table_draw: bool,
 }
 
 impl<'a> Searcher<'a> {
@@ -199,6 +209,7 @@ impl<'a> Searcher<'a> {
             lmr,
             best_move_changes: 0.0,
             single_thread: sh.nodes.len() == 1,
+            table_draw: false,
         }
     }
 
@@ -239,7 +250,7 @@ impl<'a> Searcher<'a> {
             _ => self.evaluate(pos),
         };
         let sharpen = tte.is_some_and(|e| {
-            tt_score.abs() < MATE_IN_MAX
+            tt_score.abs() < TB_WIN_IN_MAX
                 && match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => tt_score > raw,
@@ -253,7 +264,7 @@ impl<'a> Searcher<'a> {
         self.w
             .eval
             .evaluate(pos)
-            .clamp(-MATE_IN_MAX + 1, MATE_IN_MAX - 1)
+            .clamp(-TB_WIN_IN_MAX + 1, TB_WIN_IN_MAX - 1)
     }
 
     /// Reduction in 1/1024 plies.
