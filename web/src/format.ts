@@ -76,3 +76,11 @@ export function whiteShare(score: ScoreLike | undefined, wdl: { win: number; dra
 export function depthText(depth: number, seldepth: number): string {
   return seldepth > depth ? `${depth}/${seldepth}` : String(depth);
 }
+
+/** Who mates and in how many moves, from a table line's `dtmPlies` (half-moves to mate,
+ * positive when the side to move mates): `null` for a table draw. */
+export function tableMate(dtmPlies: number | undefined, whiteToMove: boolean): { white: boolean; moves: number } | null {
+  if (dtmPlies === undefined || dtmPlies === 0) return null;
+  const moverMates = dtmPlies > 0;
+  return { white: moverMates === whiteToMove, moves: Math.ceil(Math.abs(dtmPlies) / 2) };
+}

@@ -38,3 +38,12 @@ test("the selective depth is shown only when it goes deeper than the depth", () 
   assert.equal(depthText(20, 20), "20");
   assert.equal(depthText(20, 31), "20/31");
 });
+
+test("table lines: who mates in how many moves, or a draw", async () => {
+  const { tableMate } = await import("../src/format.js");
+  assert.deepEqual(tableMate(53, true), { white: true, moves: 27 });
+  assert.deepEqual(tableMate(-52, true), { white: false, moves: 26 });
+  assert.deepEqual(tableMate(1, false), { white: false, moves: 1 });
+  assert.equal(tableMate(undefined, true), null);
+  assert.equal(tableMate(0, false), null);
+});

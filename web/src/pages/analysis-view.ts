@@ -4,7 +4,7 @@
 
 import { Board } from "../board/board.js";
 import { START_FEN, readFen } from "../chess.js";
-import { barText, depthText, whiteShare } from "../format.js";
+import { barText, depthText, tableMate, whiteShare } from "../format.js";
 import type { AnalysisLine } from "../gen/chess/v1/search_pb.js";
 import { localSan, onLang, t } from "../i18n.js";
 import { MoveList, stepKey } from "../movelist.js";
@@ -231,10 +231,18 @@ export class AnalysisView {
         " ",
       );
     });
+    // An endgame-table line is exact: say who mates in how many moves, or that it is a draw.
+    const mate = line.tablebase ? tableMate(line.dtmPlies, whiteToMove) : null;
+    const exact = !line.tablebase
+      ? ""
+      : mate
+        ? t(mate.white ? "tbWhiteMates" : "tbBlackMates").replace("{n}", String(mate.moves))
+        : t("tbDraw");
     return h(
       "li",
-      { class: "line", "data-multipv": String(line.multipv) },
+      { class: "line", "data-multipv": String(line.multipv), "data-tablebase": String(line.tablebase) },
       h("span", { class: "score" }, scoreText(line.score, whiteToMove)),
+      ...(exact ? [h("span", { class: "tablebase" }, exact)] : []),
       h("span", { class: "depth" }, `d${line.depth}`),
       bar,
       pv,
