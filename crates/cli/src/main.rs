@@ -72,6 +72,9 @@ struct Cli {
     client: client::ClientArgs,
 }
 
+// Parsed once per run: the size of the largest variant (`up`'s addresses and settings) costs
+// nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Count the leaf nodes of the legal move tree, or check an EPD perft suite.
