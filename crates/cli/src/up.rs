@@ -213,7 +213,10 @@ fn plan(
     let (store, kind_arg) = match kind {
         StoreKind::Memory => ("in memory (lost when the stack stops)".to_owned(), "memory"),
         StoreKind::Redb => (
-            format!("in {}", args.data_dir.join("games.redb").display()),
+            format!(
+                "in {}",
+                chess_rules_service::store::RedbStore::path_in(&args.data_dir).display()
+            ),
             "redb",
         ),
         StoreKind::Postgres => (

@@ -101,7 +101,7 @@ async fn open_store(config: &Config) -> Result<Arc<dyn store::GameStore>, Error>
                 path: config.data_dir.clone(),
                 source,
             })?;
-            let path = config.data_dir.join("games.redb");
+            let path = store::RedbStore::path_in(&config.data_dir);
             let store = store::RedbStore::open(&path)?;
             Ok(Arc::new(store))
         }

@@ -24,6 +24,14 @@ impl std::fmt::Debug for RedbStore {
 }
 
 impl RedbStore {
+    /// The store's file name inside a data directory.
+    pub const FILE_NAME: &'static str = "games.redb";
+
+    /// The store file of data directory `dir`.
+    pub fn path_in(dir: &std::path::Path) -> std::path::PathBuf {
+        dir.join(Self::FILE_NAME)
+    }
+
     /// Opens the store file, or creates it (its directory must exist), after verifying it
     /// (see [`open_verified`]).
     pub fn open(path: &Path) -> Result<RedbStore, StoreError> {
@@ -267,7 +275,7 @@ mod tests {
     fn redb_store_passes_the_conformance_suite_and_survives_reopen() {
         let dir = std::env::temp_dir().join(format!("chess-store-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("games.redb");
+        let path = RedbStore::path_in(&dir);
         let _ = std::fs::remove_file(&path);
         let count = {
             let store = RedbStore::open(&path).unwrap();

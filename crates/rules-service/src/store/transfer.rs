@@ -49,7 +49,7 @@ pub async fn open_url(url: &str, create: bool) -> Result<Arc<dyn GameStore>, Str
     }
     let mut path = std::path::PathBuf::from(path);
     if path.is_dir() {
-        path = path.join("games.redb");
+        path = super::RedbStore::path_in(&path);
     }
     if !create && !path.exists() {
         return Err(format!("no game store at {}", path.display()));
