@@ -10,15 +10,15 @@ use chess_proto::v1::{
 use tonic::Status;
 
 use crate::make_move::make_move;
-use crate::replicas::{Pool, Retry};
+use crate::replicas::{ReplicaPool, Retry};
 use crate::upstream::{Call, client, gzip_request};
 
 /// Where EngineMove's three calls go: the rules replicas, the search replicas, and whether
 /// requests to them are gzipped.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Backends<'a> {
-    pub rules: &'a Pool,
-    pub search: &'a Pool,
+    pub rules: &'a ReplicaPool,
+    pub search: &'a ReplicaPool,
     pub gzip: bool,
 }
 

@@ -14,12 +14,12 @@ use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
 
-use crate::replicas::{Pool, Refused, Replica, Retry};
+use crate::replicas::{Refused, Replica, ReplicaPool, Retry};
 use crate::upstream::{Backend, Call, Compression, client, forward, gzip_request};
 
 /// Sends one admitted MakeMove to the rules replicas.
 pub(crate) async fn make_move(
-    rules: &Pool,
+    rules: &ReplicaPool,
     gzip: bool,
     call: &Call,
     mut message: MakeMoveRequest,

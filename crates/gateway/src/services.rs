@@ -36,7 +36,7 @@ use crate::auth::{Authenticator, Caller};
 use crate::config::Settings;
 use crate::engine_move::{Backends, engine_move};
 use crate::make_move::make_move;
-use crate::replicas::{Pool, RULES, Retry, SEARCH};
+use crate::replicas::{RULES, ReplicaPool, Retry, SEARCH};
 use crate::upstream::{
     Backend, BoxStream, Call, StreamHooks, client, gzip_request, incoming_timeout,
 };
@@ -45,8 +45,8 @@ use crate::upstream::{
 #[derive(Debug)]
 pub(crate) struct Gateway {
     auth: Authenticator,
-    rules: Arc<Pool>,
-    search: Arc<Pool>,
+    rules: Arc<ReplicaPool>,
+    search: Arc<ReplicaPool>,
     max_pgn_bytes: u64,
     max_moves: u32,
     max_batch: u32,
@@ -75,13 +75,13 @@ impl Gateway {
                 settings.rate,
                 settings.max_auth_failures,
             ),
-            rules: Arc::new(Pool::new(
+            rules: Arc::new(ReplicaPool::new(
                 RULES,
                 &settings.rules,
                 settings.rules_resolve_interval,
                 metrics,
             )),
-            search: Arc::new(Pool::new(
+            search: Arc::new(ReplicaPool::new(
                 SEARCH,
                 &settings.search,
                 settings.search_resolve_interval,
@@ -145,11 +145,11 @@ impl Gateway {
         ))
     }
 
-    pub fn rules(&self) -> &Arc<Pool> {
+    pub fn rules(&self) -> &Arc<ReplicaPool> {
         &self.rules
     }
 
-    pub fn search(&self) -> &Arc<Pool> {
+    pub fn search(&self) -> &Arc<ReplicaPool> {
         &self.search
     }
 

@@ -24,14 +24,14 @@ use crate::checks::{
     ApiLimits, BestMoveJob, Default_, check_analyze, check_best_move, check_limits, over_limit,
 };
 use crate::jobs::{SearchJob, run_search};
-use crate::pool::{Cancel, CancelOnDrop, Engines, Pool};
+use crate::pool::{Cancel, CancelOnDrop, Engines, WorkerPool};
 use crate::review::{PositionValue, build_response};
 use crate::wire::{finished, line_to_proto, response, score_to_proto, wdl_to_proto};
 
 /// The service.
 #[derive(Clone, Debug)]
 pub struct SearchApi {
-    pool: Pool,
+    pool: WorkerPool,
     limits: ApiLimits,
 }
 
@@ -74,7 +74,7 @@ fn cancelled() -> Status {
 }
 
 impl SearchApi {
-    pub fn new(pool: Pool, config: &Config) -> SearchApi {
+    pub fn new(pool: WorkerPool, config: &Config) -> SearchApi {
         SearchApi {
             pool,
             limits: ApiLimits::from_config(config),

@@ -47,7 +47,7 @@ pub enum Error {
     #[error(transparent)]
     Tables(#[from] TablesError),
     #[error(transparent)]
-    Pool(#[from] pool::StartError),
+    WorkerPool(#[from] pool::StartError),
     #[error(transparent)]
     Serve(#[from] ServeError),
 }
@@ -67,7 +67,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     )?;
     let metrics = Metrics::new("search");
     let search_metrics = pool::SearchMetrics::new(&metrics);
-    let pool = pool::Pool::start(
+    let pool = pool::WorkerPool::start(
         pool::PoolConfig {
             workers: config.workers(),
             queue: config.queue,

@@ -72,7 +72,7 @@ impl Backend {
     }
 }
 
-/// Pool settings.
+/// The worker pool's settings.
 #[derive(Clone, Debug)]
 pub struct PoolConfig {
     pub workers: usize,
@@ -183,16 +183,16 @@ pub enum StartError {
 
 /// The pool. Cheap to clone.
 #[derive(Clone)]
-pub struct Pool {
+pub struct WorkerPool {
     tx: mpsc::Sender<Task>,
     admission: Arc<Semaphore>,
     pub config: PoolConfig,
     pub metrics: SearchMetrics,
 }
 
-impl std::fmt::Debug for Pool {
+impl std::fmt::Debug for WorkerPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool")
+        f.debug_struct("WorkerPool")
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
@@ -202,9 +202,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Pool {
+impl WorkerPool {
     /// Starts the worker threads.
-    pub fn start(config: PoolConfig, metrics: SearchMetrics) -> Result<Pool, StartError> {
+    pub fn start(config: PoolConfig, metrics: SearchMetrics) -> Result<WorkerPool, StartError> {
         let workers = config.workers.max(1);
         let (tx, rx) = mpsc::channel::<Task>();
         let rx = Arc::new(Mutex::new(rx));
@@ -234,7 +234,7 @@ impl Pool {
             spawned.map_err(|source| StartError::Worker { id, source })?;
         }
         let capacity = config.slots() + config.queue;
-        Ok(Pool {
+        Ok(WorkerPool {
             tx,
             admission: Arc::new(Semaphore::new(capacity)),
             config,

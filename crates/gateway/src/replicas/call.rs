@@ -8,10 +8,10 @@ use std::time::Instant;
 use tonic::codec::Streaming;
 use tonic::{Code, Request, Response, Status};
 
-use super::{Pool, Replica, Retry};
+use super::{Replica, ReplicaPool, Retry};
 use crate::upstream::{Backend, BoxStream, Call, Failed, StreamHooks, forward_stream, send};
 
-impl Pool {
+impl ReplicaPool {
     /// Forwards a call to a replica (round-robin over the healthy ones), `client` making the
     /// generated client for a replica's channel. One that fails with UNAVAILABLE before
     /// answering is ejected and, where `retry` allows, the call is sent once more to another
@@ -32,7 +32,7 @@ impl Pool {
             .map_err(|refused| refused.status)
     }
 
-    /// [`Pool::call`], its failure saying which replica refused the call and whether a try
+    /// [`ReplicaPool::call`], its failure saying which replica refused the call and whether a try
     /// before that one may have reached its replica (and so been acted on).
     pub async fn call_reporting<C, Req: Clone, Resp, Fut>(
         &self,
@@ -159,7 +159,7 @@ impl Pool {
         }
     }
 
-    /// A stream from `replica` (as [`Pool::call`] answered) passed through with `hooks`;
+    /// A stream from `replica` (as [`ReplicaPool::call`] answered) passed through with `hooks`;
     /// failing with UNAVAILABLE ejects the replica.
     pub fn stream<T: Send + 'static>(
         self: &Arc<Self>,
@@ -180,7 +180,7 @@ impl Pool {
     }
 }
 
-/// A call [`Pool::call_reporting`] could not get answered.
+/// A call [`ReplicaPool::call_reporting`] could not get answered.
 #[derive(Debug)]
 pub(crate) struct Refused {
     /// The caller's error.

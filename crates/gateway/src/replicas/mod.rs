@@ -139,7 +139,7 @@ pub(crate) const SEARCH: Service = Service {
 };
 
 /// The replicas of one backend the gateway spreads calls over.
-pub(crate) struct Pool {
+pub(crate) struct ReplicaPool {
     service: Service,
     targets: Vec<Target>,
     state: RwLock<State>,
@@ -149,9 +149,9 @@ pub(crate) struct Pool {
     stats: PoolStats,
 }
 
-impl std::fmt::Debug for Pool {
+impl std::fmt::Debug for ReplicaPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool")
+        f.debug_struct("ReplicaPool")
             .field("service", &self.service.name)
             .field("targets", &self.targets)
             .field("state", &self.state)
@@ -159,14 +159,14 @@ impl std::fmt::Debug for Pool {
     }
 }
 
-impl Pool {
+impl ReplicaPool {
     pub fn new(
         service: Service,
         targets: &[Target],
         resolve_every: Option<Duration>,
         metrics: &Metrics,
-    ) -> Pool {
-        Pool::with_resolver(service, targets, resolve_every, metrics, system_resolver())
+    ) -> ReplicaPool {
+        ReplicaPool::with_resolver(service, targets, resolve_every, metrics, system_resolver())
     }
 
     pub fn with_resolver(
@@ -175,7 +175,7 @@ impl Pool {
         resolve_every: Option<Duration>,
         metrics: &Metrics,
         resolver: Resolver,
-    ) -> Pool {
+    ) -> ReplicaPool {
         let name = service.name;
         let stats = PoolStats {
             replicas: metrics.gauge(
@@ -204,7 +204,7 @@ impl Pool {
                 Target::Name { .. } => Some(Resolution::default()),
             })
             .collect();
-        let pool = Pool {
+        let pool = ReplicaPool {
             service,
             targets: targets.to_vec(),
             state: RwLock::new(State {

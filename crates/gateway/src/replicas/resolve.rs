@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use http::Uri;
 
-use super::{Pool, Replica, State};
+use super::{Replica, ReplicaPool, State};
 use crate::config::Target;
 use crate::upstream::Backend;
 
@@ -56,7 +56,7 @@ fn backend_for(service: &'static str, addr: SocketAddr) -> Backend {
     Backend::new(service, &uri)
 }
 
-impl Pool {
+impl ReplicaPool {
     pub(super) fn has_names(&self) -> bool {
         self.targets
             .iter()

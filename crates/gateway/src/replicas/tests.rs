@@ -35,7 +35,7 @@ fn fake_dns() -> (Resolver, DnsTable) {
     (resolver, table)
 }
 
-fn addrs(pool: &Pool) -> Vec<SocketAddr> {
+fn addrs(pool: &ReplicaPool) -> Vec<SocketAddr> {
     pool.replicas().iter().map(|r| r.addr).collect()
 }
 
@@ -53,7 +53,7 @@ async fn names_resolve_to_one_replica_per_address_and_follow_dns() {
     let (resolver, dns) = fake_dns();
     let fixed = Target::Fixed("http://10.0.0.1:7".parse().unwrap());
     let metrics = Metrics::new("test");
-    let pool = Pool::with_resolver(
+    let pool = ReplicaPool::with_resolver(
         SEARCH,
         &[fixed, name("search", 50053)],
         Some(Duration::from_secs(5)),
@@ -123,7 +123,7 @@ async fn round_robin_skips_ejected_replicas_but_never_leaves_a_call_nowhere() {
         .map(|i| Target::Fixed(format!("http://10.0.0.{i}:1").parse().unwrap()))
         .collect();
     let metrics = Metrics::new("test");
-    let pool = Pool::new(SEARCH, &targets, None, &metrics);
+    let pool = ReplicaPool::new(SEARCH, &targets, None, &metrics);
     let first: Vec<SocketAddr> = (0..3).map(|_| pool.candidates().unwrap()[0].addr).collect();
     assert_eq!(first.len(), 3);
     assert_eq!(
@@ -168,11 +168,11 @@ async fn round_robin_skips_ejected_replicas_but_never_leaves_a_call_nowhere() {
 #[tokio::test]
 async fn nothing_configured_or_resolved_is_unavailable_with_a_reason() {
     let metrics = Metrics::new("test");
-    let pool = Pool::new(SEARCH, &[], None, &metrics);
+    let pool = ReplicaPool::new(SEARCH, &[], None, &metrics);
     let e = pool.candidates().unwrap_err();
     assert!(e.message().contains("--search-addr"), "{e:?}");
     let (resolver, _) = fake_dns();
-    let pool = Pool::with_resolver(
+    let pool = ReplicaPool::with_resolver(
         SEARCH,
         &[name("search", 1)],
         Some(Duration::from_secs(5)),
@@ -225,7 +225,7 @@ fn closed_port() -> SocketAddr {
 }
 
 /// One health call through `pool` with `retry`: the replica that answered, or the error.
-async fn health_call(pool: &Pool, retry: Retry) -> Result<SocketAddr, Status> {
+async fn health_call(pool: &ReplicaPool, retry: Retry) -> Result<SocketAddr, Status> {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
     let call = Call {
@@ -256,7 +256,7 @@ async fn a_call_the_replica_never_got_is_retried_whatever_it_is() {
     let live = live_server().await;
     let dead = closed_port();
     let metrics = Metrics::new("test");
-    let pool = Pool::new(RULES, &fixed(&[dead, live]), None, &metrics);
+    let pool = ReplicaPool::new(RULES, &fixed(&[dead, live]), None, &metrics);
     // The first call starts at the dead replica: refused connection, so even a call that
     // is not safe to send twice goes on to the live one.
     assert_eq!(health_call(&pool, Retry::IfNotSent).await.unwrap(), live);
@@ -277,7 +277,7 @@ async fn a_call_that_may_have_arrived_is_retried_only_when_safe() {
     let live = live_server().await;
     let dying = dying_server().await;
     let metrics = Metrics::new("test");
-    let pool = Pool::new(RULES, &fixed(&[dying, live]), None, &metrics);
+    let pool = ReplicaPool::new(RULES, &fixed(&[dying, live]), None, &metrics);
     // Not safe to send twice: the dying replica's failure is the answer, not a retry.
     let e = health_call(&pool, Retry::IfNotSent).await.unwrap_err();
     assert_eq!(e.code(), Code::Unavailable, "{e:?}");
