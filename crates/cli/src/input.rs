@@ -272,11 +272,6 @@ mod tests {
         let err = Position::from_fen(text).unwrap_err();
         assert!(fen_error_message(text, &err).ends_with("quote it)"));
     }
-}
-
-#[cfg(test)]
-mod words_tests {
-    use super::*;
 
     fn words(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_owned).collect()

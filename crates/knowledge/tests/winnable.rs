@@ -200,6 +200,38 @@ fn every_proof_is_legal_and_mates_and_no_answer_contradicts_material() {
     }
 }
 
+/// The FEN of a board given square by square (a1 = 0), without castling or en passant.
+fn board_fen(board: &[Option<char>; 64], white_to_move: bool) -> String {
+    let mut fen = String::new();
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            match board[rank * 8 + file] {
+                Some(c) => {
+                    if empty > 0 {
+                        fen.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    fen.push(c);
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
+    }
+    fen.push_str(if white_to_move {
+        " w - - 0 1"
+    } else {
+        " b - - 0 1"
+    });
+    fen
+}
+
 #[test]
 fn random_positions_never_panic_nor_overrun_the_budget() {
     let mut rng = Rng(0xfeed_beef_0042_0007);
@@ -217,33 +249,7 @@ fn random_positions_never_panic_nor_overrun_the_budget() {
         for _ in 0..rng.below(10) {
             board[rng.below(64)].get_or_insert(letters[rng.below(letters.len())]);
         }
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match board[rank * 8 + file] {
-                    Some(c) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(c);
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
-        fen.push_str(if rng.below(2) == 0 {
-            " w - - 0 1"
-        } else {
-            " b - - 0 1"
-        });
+        let fen = board_fen(&board, rng.below(2) == 0);
         let Ok(p) = Position::from_fen(&fen) else {
             continue;
         };
@@ -410,33 +416,7 @@ fn a_lone_bishop_never_mates_rooks_and_queens() {
         if rng.below(2) == 0 {
             board[squares[4]] = Some(['r', 'q'][rng.below(2)]);
         }
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match board[rank * 8 + file] {
-                    Some(c) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(c);
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
-        fen.push_str(if rng.below(2) == 0 {
-            " w - - 0 1"
-        } else {
-            " b - - 0 1"
-        });
+        let fen = board_fen(&board, rng.below(2) == 0);
         let Ok(p) = Position::from_fen(&fen) else {
             continue;
         };

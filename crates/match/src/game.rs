@@ -127,8 +127,9 @@ pub fn play(
     // Consecutive moves of each side that fit the draw and win rules.
     let mut drawish = [0u32; 2];
     let mut winning = [0i32; 2];
+    let start_fen = start.fen();
     let position_cmd = |moves: &[String]| {
-        let mut s = format!("position fen {}", start.fen());
+        let mut s = format!("position fen {start_fen}");
         if !moves.is_empty() {
             s.push_str(" moves ");
             s.push_str(&moves.join(" "));
@@ -136,7 +137,7 @@ pub fn play(
         s
     };
     let finish = |result: &'static str, reason: String, moves: Vec<String>| Record {
-        start_fen: start.fen(),
+        start_fen: start_fen.clone(),
         moves,
         result,
         reason,

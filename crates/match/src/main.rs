@@ -18,6 +18,7 @@ mod engine;
 mod game;
 mod sprt;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -105,7 +106,7 @@ struct State {
     /// Games lost on time or by an engine failure, by the engine under test and its opponent.
     forfeits: [u64; 2],
     /// Pair indices finished.
-    done: Vec<u64>,
+    done: BTreeSet<u64>,
 }
 
 fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -364,7 +365,7 @@ fn run(args: Args) -> Result<(), String> {
                         text.push_str(&pgn_text(rec, w, b, 2 * pair + i as u64 + 1));
                     }
                     s.penta.add(half_points);
-                    s.done.push(pair);
+                    s.done.insert(pair);
                     let mut f = fs::OpenOptions::new()
                         .append(true)
                         .create(true)

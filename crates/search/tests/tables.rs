@@ -9,23 +9,14 @@ use std::sync::{Arc, OnceLock};
 
 use chess_rules::Position;
 use chess_search::{Engine, EngineOptions, EvalSource, Limits, OptionError, Score};
-use chess_tablebase::{GenerateOptions, Material, Tablebase, Value, generate_endings};
+use chess_tablebase::{Tablebase, Value, generate_named};
 
 fn dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("search-tables-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let endings: Vec<Material> = ["KBNvK", "KPvK"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        let opts = GenerateOptions {
-            progress: false,
-            ..GenerateOptions::default()
-        };
-        generate_endings(&endings, &dir, &opts).unwrap();
+        generate_named(&["KBNvK", "KPvK"], &dir).unwrap();
         dir
     })
 }

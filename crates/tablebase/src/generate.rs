@@ -59,6 +59,22 @@ pub struct GenerateReport {
     pub bytes: u64,
 }
 
+/// Generates the endings named like `KBNvK` (and what they depend on) into a fresh `dir`,
+/// quietly: what tests and tools that need a few small tables call. A name that is not an
+/// ending is an error.
+pub fn generate_named(names: &[&str], dir: &Path) -> Result<Vec<GenerateReport>, TbError> {
+    let endings = names
+        .iter()
+        .map(|n| n.parse::<Material>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let _ = std::fs::remove_dir_all(dir);
+    let opts = GenerateOptions {
+        progress: false,
+        ..GenerateOptions::default()
+    };
+    generate_endings(&endings, dir, &opts)
+}
+
 /// Generates the given endings and everything they depend on into `dir`, smallest first,
 /// skipping each ending whose table is already there and valid (so an interrupted run resumes).
 pub fn generate_endings(

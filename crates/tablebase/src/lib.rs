@@ -34,6 +34,7 @@ use std::path::PathBuf;
 pub use file::{EXTENSION, Table, TableStats, table_path};
 pub use generate::{
     ConsistencyReport, GenerateOptions, GenerateReport, check_consistency, generate_endings,
+    generate_named,
 };
 pub use material::Material;
 pub use probe::{MoveValue, Tablebase};

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use chess_rules::Position;
 use chess_tablebase::{
     GenerateOptions, Material, Tablebase, Value, Wdl, check_consistency, generate_endings,
-    table_path,
+    generate_named, table_path,
 };
 
 /// Every 3-piece ending and a few 4-piece ones (with their sub-endings), generated once per
@@ -17,18 +17,13 @@ fn tables() -> &'static PathBuf {
     DIR.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("tb-generate-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let endings: Vec<Material> = [
-            "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KBBvK", "KBNvK", "KQvKR", "KPvKP", "KRvKP",
-        ]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-        let opts = GenerateOptions {
-            progress: false,
-            ..GenerateOptions::default()
-        };
-        generate_endings(&endings, &dir, &opts).unwrap();
+        generate_named(
+            &[
+                "KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KBBvK", "KBNvK", "KQvKR", "KPvKP", "KRvKP",
+            ],
+            &dir,
+        )
+        .unwrap();
         dir
     })
 }

@@ -6,22 +6,13 @@ mod common;
 use std::path::PathBuf;
 
 use chess_rules::Position;
-use chess_tablebase::{GenerateOptions, Material, Tablebase, Value, generate_endings};
+use chess_tablebase::{Tablebase, Value, generate_named};
 use common::{SECOND, Uci, best_move};
 
 fn tables_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("uci-tables-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let endings: Vec<Material> = ["KQvK", "KRvK"]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let opts = GenerateOptions {
-        progress: false,
-        ..GenerateOptions::default()
-    };
-    generate_endings(&endings, &dir, &opts).unwrap();
+    generate_named(&["KQvK", "KRvK"], &dir).unwrap();
     dir
 }
 

@@ -56,6 +56,25 @@ impl GamesApi {
         }
     }
 
+    /// One event on game `id` under idempotency key `key`: the game as it stands when the
+    /// key's event is already there (a call sent again), else `event(key)` committed.
+    async fn commit_keyed(
+        &self,
+        id: GameId,
+        key: Option<String>,
+        kind: Kind,
+        event: impl FnOnce(Option<String>) -> Event,
+    ) -> Result<Response<GameState>, Status> {
+        let mut slot = self.games.slot(id).await?;
+        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
+        self.games
+            .commit(id, &mut slot, event(key), kind)
+            .await
+            .map(Response::new)
+    }
+
     /// Starts the background work that keeps the cached games in step with the store and
     /// evicts idle ones (it stops with the service's shutdown).
     pub fn start_sync(&self, eviction: Eviction) {
@@ -295,19 +314,12 @@ impl GameService for GamesApi {
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
         let key = request_key(&req.request_id)?;
-        let mut slot = self.games.slot(id).await?;
-        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
-            return Ok(Response::new(state));
-        }
-        let ev = Event::Resigned {
+        self.commit_keyed(id, key, Kind::GameOver, |request_id| Event::Resigned {
             side: side.into(),
             at_ms: now_ms(),
-            request_id: key,
-        };
-        self.games
-            .commit(id, &mut slot, ev, Kind::GameOver)
-            .await
-            .map(Response::new)
+            request_id,
+        })
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
@@ -319,25 +331,18 @@ impl GameService for GamesApi {
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
         let key = request_key(&req.request_id)?;
-        let mut slot = self.games.slot(id).await?;
-        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
-            return Ok(Response::new(state));
-        }
-        let ev = Event::DrawAnswered {
-            side: side.into(),
-            accept: req.accept,
-            at_ms: now_ms(),
-            request_id: key,
-        };
         let kind = if req.accept {
             Kind::GameOver
         } else {
             Kind::DrawDeclined
         };
-        self.games
-            .commit(id, &mut slot, ev, kind)
-            .await
-            .map(Response::new)
+        self.commit_keyed(id, key, kind, |request_id| Event::DrawAnswered {
+            side: side.into(),
+            accept: req.accept,
+            at_ms: now_ms(),
+            request_id,
+        })
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id, square = %request.get_ref().square))]
@@ -360,21 +365,14 @@ impl GameService for GamesApi {
             .into());
         }
         let key = request_key(&req.request_id)?;
-        let mut slot = self.games.slot(id).await?;
-        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
-            return Ok(Response::new(state));
-        }
-        let ev = Event::Touched {
+        self.commit_keyed(id, key, Kind::Touch, |request_id| Event::Touched {
             side: side.into(),
             square,
             adjust: req.adjust,
             at_ms: now_ms(),
-            request_id: key,
-        };
-        self.games
-            .commit(id, &mut slot, ev, Kind::Touch)
-            .await
-            .map(Response::new)
+            request_id,
+        })
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
