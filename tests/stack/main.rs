@@ -21,6 +21,7 @@ mod rules_replicas;
 mod search;
 mod store_import;
 mod tables;
+mod takeback;
 mod unknown_outcome;
 mod winnability;
 

@@ -211,6 +211,23 @@ try {
     assert((await page.locator(".play .game-id").getAttribute("data-game-id")) === gameId, "the game is kept");
   });
 
+  await step("play: a takeback (the engine grants it in this casual game), recorded in the PGN", async () => {
+    const board = page.locator('[data-board="play"]');
+    const before = await board.getAttribute("data-fen");
+    await page.click('button[name="takeback"]');
+    await page.waitForFunction(
+      () => document.querySelector(".play .moves")?.dataset.count === "10" &&
+        document.querySelector(".play .status")?.dataset.turn === "me",
+    );
+    assert((await board.getAttribute("data-fen")) !== before, "the position went back");
+    assert((await page.locator(".play .moves [data-ply]").count()) === 10, "the move and the reply left the list");
+    const pgn = await page.locator(".play textarea.pgn").inputValue();
+    assert(/white took back its move\s+and the reply \(2 plies\)/.test(pgn), pgn);
+    await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) === 10, null, { polling: 100 });
+    await clickSomeMove();
+    await myTurn(12);
+  });
+
   await step("play: resign, the result and its rule, the PGN", async () => {
     await page.click('button[name="resign"]');
     await page.waitForSelector('.play .result[data-outcome="0-1"]');

@@ -9,6 +9,8 @@
 //! chess game draw ID accept|decline|claim --side white [--move Nf3]
 //! chess game new --illegal-moves fide               illegal moves become fouls (FIDE 7.5)
 //! chess game touch ID g1 --side white [--adjust]    touch-move; --adjust is j'adoube
+//! chess game new --takebacks                         a casual game: takebacks granted
+//! chess game takeback ID --side white [--expect-ply N]
 //! ```
 
 use std::fmt::Write as _;
@@ -16,7 +18,7 @@ use std::io::{self, Write as _};
 
 use chess_proto::v1::{
     self, ClaimDrawRequest, CreateGameRequest, GetGameRequest, MakeMoveRequest, ResignRequest,
-    RespondToDrawRequest, TouchPieceRequest, WatchGameRequest, game_event::Kind,
+    RespondToDrawRequest, TakeBackRequest, TouchPieceRequest, WatchGameRequest, game_event::Kind,
 };
 use clap::{Args, Subcommand, ValueEnum};
 
@@ -24,7 +26,7 @@ use crate::client::{Client, ClientArgs};
 use crate::error::{CliError, CliResult};
 use crate::show::{
     after_change, clock_summary, color_name, describe, event_lines, foul_line, label, last_move,
-    mode_text, player, score_text, touch_line,
+    mode_text, player, score_text, takeback_line, touch_line,
 };
 
 #[derive(Debug, Args)]
@@ -55,6 +57,9 @@ enum GameCommand {
     /// Report that the side to move touched a piece (touch-move: it must then move it, or
     /// capture it if it is the opponent's); `--adjust` announces "j'adoube".
     Touch(TouchArgs),
+    /// Take back a side's last move in a casual game (created with `--takebacks`): its own
+    /// move, and the opponent's reply if there is one.
+    Takeback(TakebackArgs),
 }
 
 /// What happens to illegal moves in a new game.
@@ -92,6 +97,19 @@ struct TouchArgs {
     adjust: bool,
 }
 
+#[derive(Debug, Args)]
+struct TakebackArgs {
+    /// The game id.
+    id: String,
+    /// The side taking back its last move.
+    #[arg(long, value_enum)]
+    side: Side,
+    /// Refuse unless exactly N plies have been played (so that a reply made meanwhile is
+    /// not taken back unseen).
+    #[arg(long, value_name = "N")]
+    expect_ply: Option<u32>,
+}
+
 /// A side of the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Side {
@@ -126,6 +144,9 @@ struct NewArgs {
     /// What happens to an illegal move: refused, or recorded as a foul and penalised.
     #[arg(long, value_enum, default_value_t = IllegalMoves::Reject)]
     illegal_moves: IllegalMoves,
+    /// A casual game: either side may take back its last move (`chess game takeback`).
+    #[arg(long)]
+    takebacks: bool,
 }
 
 #[derive(Debug, Args)]
@@ -233,6 +254,7 @@ pub fn run(args: GameArgs, client: &ClientArgs) -> CliResult {
             GameCommand::EngineMove(a) => engine_move(&client, a).await,
             GameCommand::Draw(a) => draw(&client, a).await,
             GameCommand::Touch(a) => touch(&client, a).await,
+            GameCommand::Takeback(a) => takeback(&client, a).await,
         }
     })
 }
@@ -253,6 +275,7 @@ async fn new(client: &Client, args: NewArgs) -> CliResult {
         black: args.black.unwrap_or_default(),
         illegal_moves: args.illegal_moves.proto(),
         request_id: String::new(),
+        takebacks: args.takebacks,
     };
     let state = client
         .games()
@@ -265,6 +288,9 @@ async fn new(client: &Client, args: NewArgs) -> CliResult {
     label(&mut out, "black", player(&state.black));
     label(&mut out, "clock", &clock_summary(&state));
     label(&mut out, "illegal", mode_text(state.illegal_moves));
+    if state.takebacks {
+        label(&mut out, "takebacks", "allowed (a casual game)");
+    }
     label(&mut out, "fen", &state.fen);
     label(
         &mut out,
@@ -327,6 +353,27 @@ async fn touch(client: &Client, args: TouchArgs) -> CliResult {
     let mut out = String::new();
     if let Some(t) = state.touches.last() {
         writeln!(out, "{}", touch_line(t)).ok();
+    }
+    out.push_str(&after_change(&state));
+    print(&out)
+}
+
+async fn takeback(client: &Client, args: TakebackArgs) -> CliResult {
+    let request = TakeBackRequest {
+        game_id: args.id,
+        side: args.side.proto(),
+        expected_ply: args.expect_ply,
+        request_id: String::new(),
+    };
+    let state = client
+        .games()
+        .take_back(client.request(request))
+        .await
+        .map_err(|s| client.error(&s))?
+        .into_inner();
+    let mut out = String::new();
+    if let Some(t) = state.taken_back.last() {
+        writeln!(out, "{}", takeback_line(t)).ok();
     }
     out.push_str(&after_change(&state));
     print(&out)

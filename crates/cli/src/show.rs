@@ -48,6 +48,20 @@ pub(crate) fn touch_line(t: &v1::Touch) -> String {
     }
 }
 
+/// `white took back 2 plies (its move and the reply), back to ply 4`.
+pub(crate) fn takeback_line(t: &v1::TakenBack) -> String {
+    let what = if t.plies == 1 {
+        "1 ply (its move)".to_owned()
+    } else {
+        format!("{} plies (its move and the reply)", t.plies)
+    };
+    format!(
+        "{} took back {what}, back to ply {}",
+        color_name(t.side),
+        t.ply
+    )
+}
+
 /// `B20 Sicilian Defense  semi-open`, or `none`.
 pub(crate) fn opening_text(o: Option<&v1::OpeningInfo>) -> String {
     match o {
@@ -367,6 +381,15 @@ pub(crate) fn event_lines(event: &GameEvent) -> String {
             .touches
             .last()
             .map_or_else(|| "touch\n".to_owned(), |t| format!("{}\n", touch_line(t))),
+        Ok(Kind::TakeBack) => {
+            let mut text = state
+                .taken_back
+                .last()
+                .map_or_else(|| "takeback".to_owned(), takeback_line);
+            write!(text, ", fen {}{clock}", state.fen).ok();
+            text.push('\n');
+            text
+        }
         Ok(Kind::Unspecified) | Err(_) => format!("event {}: ply {}\n", event.kind, state.ply),
     }
 }

@@ -22,8 +22,9 @@ use chess_proto::v1::{
     GetGameRequest, LegalMovesRequest, LegalMovesResponse, MakeMoveRequest, ParsePgnRequest,
     ParsePgnResponse, PositionStatusRequest, PositionStatusResponse, ResignRequest,
     RespondToDrawRequest, ReviewGameRequest, ReviewGameResponse, ServerInfoRequest,
-    ServerInfoResponse, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse,
-    WatchGameRequest, WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
+    ServerInfoResponse, TakeBackRequest, TouchPieceRequest, ValidateFenRequest,
+    ValidateFenResponse, WatchGameRequest, WinnabilityRequest, WinnabilityResponse,
+    WritePgnRequest, WritePgnResponse,
 };
 use chess_proto::{FieldViolation, ensure_request_id};
 use chess_service_kit::{Metrics, Shutdown, gzip_if_large};
@@ -514,6 +515,13 @@ impl GameService for Gateway {
         request: Request<TouchPieceRequest>,
     ) -> Result<Response<GameState>, Status> {
         rules_call!(self, request, GameServiceClient, touch_piece, keyed)
+    }
+
+    async fn take_back(
+        &self,
+        request: Request<TakeBackRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        rules_call!(self, request, GameServiceClient, take_back, keyed)
     }
 }
 

@@ -59,6 +59,10 @@ pub enum Event {
         /// The caller's idempotency key.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
+        /// A casual game: a side may take back its last move ([`Event::TakenBack`]). Absent
+        /// (false) in logs written before takebacks.
+        #[serde(default, skip_serializing_if = "is_false")]
+        takebacks: bool,
     },
     Move {
         uci: String,
@@ -132,6 +136,21 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
     },
+    /// `side` took back its last move in a casual game: `plies` is 1 (its own move, not yet
+    /// answered) or 2 (its move and the opponent's reply). The moves leave the game; the
+    /// clocks keep the times they showed.
+    TakenBack {
+        side: Side,
+        plies: u32,
+        at_ms: u64,
+        /// The caller's idempotency key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Event {
@@ -145,7 +164,8 @@ impl Event {
             | Event::DrawClaimed { at_ms, .. }
             | Event::FlagFell { at_ms, .. }
             | Event::Foul { at_ms, .. }
-            | Event::Touched { at_ms, .. } => at_ms,
+            | Event::Touched { at_ms, .. }
+            | Event::TakenBack { at_ms, .. } => at_ms,
         }
     }
 
@@ -158,7 +178,8 @@ impl Event {
             | Event::Resigned { request_id, .. }
             | Event::DrawClaimed { request_id, .. }
             | Event::Foul { request_id, .. }
-            | Event::Touched { request_id, .. } => request_id.as_deref(),
+            | Event::Touched { request_id, .. }
+            | Event::TakenBack { request_id, .. } => request_id.as_deref(),
             Event::FlagFell { .. } => None,
         }
     }

@@ -11,7 +11,7 @@ use chess_proto::v1::{
     DescribePositionRequest, DescribePositionResponse, GameState, GetGameRequest,
     LegalMovesRequest, LegalMovesResponse, MakeMoveRequest, ParsePgnRequest, ParsePgnResponse,
     PositionStatusRequest, PositionStatusResponse, ResignRequest, RespondToDrawRequest,
-    TouchPieceRequest, ValidateFenRequest, ValidateFenResponse, WatchGameRequest,
+    TakeBackRequest, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse, WatchGameRequest,
     WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
 };
 use chess_service_kit::gzip_if_large;
@@ -69,6 +69,7 @@ small_answers! {
         respond_to_draw(RespondToDrawRequest) -> GameState;
         claim_draw(ClaimDrawRequest) -> GameState;
         touch_piece(TouchPieceRequest) -> GameState;
+        take_back(TakeBackRequest) -> GameState;
     }
 
     type WatchGameStream = <GamesApi as GameService>::WatchGameStream;

@@ -1,5 +1,6 @@
 // The play page's controller: a game against the engine on the rules service (CreateGame,
-// MakeMove, Resign, ClaimDraw), the engine's replies through the gateway's EngineMove, the
+// MakeMove, Resign, ClaimDraw, TakeBack: games against the engine are casual, so the engine
+// grants every takeback), the engine's replies through the gateway's EngineMove, the
 // server's clocks, and what the page remembers to resume a game after a reload (the game's
 // id is in the address; which side the person plays and the engine's level are kept in
 // localStorage by game id). No DOM here.
@@ -66,6 +67,7 @@ export class PlayCtrl {
       timeControlText: timeControl,
       white: this.me === Color.WHITE ? "You" : engineName,
       black: this.me === Color.BLACK ? "You" : engineName,
+      takebacks: true,
     });
     remember(state.gameId, { me: this.me === Color.WHITE ? "w" : "b", elo });
     await this.show(state);
@@ -132,6 +134,33 @@ export class PlayCtrl {
         this.declined = offered && !answer.game.outcome;
         await this.show(answer.game);
       }
+    } catch (e) {
+      this.busy = false;
+      this.changed("error", e);
+      await this.refresh();
+    }
+  }
+
+  /** Whether the person has a move to take back now: the game is casual, running, the engine
+   * is not thinking, and the person has moved. */
+  get canTakeBack(): boolean {
+    const state = this.state;
+    if (!state || !this.playing || this.busy || !state.takebacks) return false;
+    return state.ply >= (state.turn === this.me ? 2 : 1);
+  }
+
+  /** Takes back the person's last move (and the engine's reply): granted by the server in
+   * this casual game and recorded in its log. */
+  async takeBack(): Promise<void> {
+    const state = this.state;
+    if (!state || !this.canTakeBack) return;
+    this.busy = true;
+    try {
+      const next = await api().games.takeBack({ gameId: state.gameId, side: this.me, expectedPly: state.ply });
+      this.offerNext = false;
+      this.declined = false;
+      this.busy = false;
+      await this.show(next);
     } catch (e) {
       this.busy = false;
       this.changed("error", e);

@@ -38,6 +38,7 @@ export class PlayView {
   private readonly offerButton = h("button", { type: "button", name: "offer" }, tr("offerDraw"));
   private readonly claimButton = h("button", { type: "button", name: "claim" }, tr("claimDraw"));
   private readonly resignButton = h("button", { type: "button", name: "resign" }, tr("resign"));
+  private readonly takeBackButton = h("button", { type: "button", name: "takeback" }, tr("takeBack"));
   private readonly confirmBox = h("div", { class: "confirm", role: "alertdialog", hidden: true });
   /** The ply shown on the board (the last one unless the person steps back). */
   private cursor = 0;
@@ -70,6 +71,10 @@ export class PlayView {
     this.offerButton.addEventListener("click", () => ctrl.toggleOffer());
     this.claimButton.addEventListener("click", () => this.act(ctrl.claim()));
     this.resignButton.addEventListener("click", () => this.act(ctrl.resign()));
+    this.takeBackButton.addEventListener("click", () => {
+      this.errors.clear();
+      void ctrl.takeBack();
+    });
     const copyButton = h("button", { type: "button" }, tr("copyPgn"));
     copyButton.addEventListener("click", () => void copy(this.pgn.value, copyButton));
     const downloadButton = h("button", { type: "button" }, tr("downloadPgn"));
@@ -93,7 +98,7 @@ export class PlayView {
           this.errors.element,
           this.opening,
           this.verdict,
-          h("div", { class: "buttons" }, flip, this.offerButton, this.claimButton, this.resignButton),
+          h("div", { class: "buttons" }, flip, this.takeBackButton, this.offerButton, this.claimButton, this.resignButton),
           this.moveList.element,
           h("p", {}, tr("gameId"), ": ", this.gameLink),
           this.pgn,
@@ -211,6 +216,7 @@ export class PlayView {
     this.offerButton.disabled = !playing;
     this.offerButton.setAttribute("aria-pressed", String(ctrl.offerNext));
     this.resignButton.disabled = !playing;
+    this.takeBackButton.disabled = !ctrl.canTakeBack;
     this.claimButton.disabled = !(ctrl.myTurn && state!.claimableDraw !== Outcome_Rule.UNSPECIFIED);
     this.claimButton.title = state && state.claimableDraw ? ruleText(state.claimableDraw) : "";
     this.notice.textContent = ctrl.declined ? t("engineDeclined") : "";

@@ -648,6 +648,16 @@ impl GameService for FakeRules {
             game(&request.get_ref().game_id),
         ))
     }
+
+    async fn take_back(
+        &self,
+        request: Request<TakeBackRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        Ok(respond(
+            request.metadata(),
+            game(&request.get_ref().game_id),
+        ))
+    }
 }
 
 /// A fake search replica: answers with `fen` = its name (AnalyzeBatch: one result per position

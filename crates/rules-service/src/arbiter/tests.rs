@@ -14,6 +14,7 @@ fn arbiter_game(mode: ArbiterMode, fen: &str, tc: Option<&str>) -> Session {
         black: String::new(),
         at_ms: 0,
         illegal_moves: mode,
+        takebacks: false,
         request_id: None,
     })
     .unwrap()
@@ -63,6 +64,7 @@ fn old_logs_without_a_mode_still_load_and_reject() {
         black: String::new(),
         at_ms: 0,
         illegal_moves: ArbiterMode::ThreeStrikes,
+        takebacks: false,
         request_id: None,
     };
     let text = serde_json::to_string(&fide).unwrap();
@@ -132,6 +134,7 @@ fn three_strikes_third_foul_loses_and_replays() {
         black: String::new(),
         at_ms: 0,
         illegal_moves: ArbiterMode::ThreeStrikes,
+        takebacks: false,
         request_id: None,
     }];
     let mut s = Session::create(&events[0]).unwrap();

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use chess_proto::v1::game_service_server::GameService;
 use chess_proto::v1::{
     ClaimDrawRequest, CreateGameRequest, GameEvent, GameState, GetGameRequest, MakeMoveRequest,
-    ResignRequest, RespondToDrawRequest, TouchPieceRequest, WatchGameRequest, game_event::Kind,
+    ResignRequest, RespondToDrawRequest, TakeBackRequest, TouchPieceRequest, WatchGameRequest,
+    game_event::Kind,
 };
 use chess_proto::{FieldViolation, move_from_text, position_from_fen};
 use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
@@ -24,7 +25,7 @@ use super::wire::{
 };
 use crate::arbiter::ArbiterMode;
 use crate::event::{Event, Side, now_ms};
-use crate::session::{Session, check_player_name};
+use crate::session::{Session, SessionError, check_player_name};
 use crate::store::{GameStore, StoreError};
 use crate::{GameId, Limits};
 
@@ -108,6 +109,7 @@ impl GameService for GamesApi {
             at_ms: now_ms(),
             illegal_moves,
             request_id: key.clone(),
+            takebacks: req.takebacks,
         };
         let session = Session::create(&ev).map_err(session_status)?;
         let store = self.games.inner.store.clone();
@@ -373,6 +375,43 @@ impl GameService for GamesApi {
             request_id,
         })
         .await
+    }
+
+    #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
+    async fn take_back(
+        &self,
+        request: Request<TakeBackRequest>,
+    ) -> Result<Response<GameState>, Status> {
+        let req = request.into_inner();
+        let id = parse_id(&req.game_id)?;
+        let side = required_side(req.side)?;
+        let key = request_key(&req.request_id)?;
+        let mut slot = self.games.slot(id).await?;
+        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
+            return Ok(Response::new(state));
+        }
+        let live = slot
+            .live
+            .as_ref()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        let s = &live.session;
+        s.expect(None, req.expected_ply).map_err(session_status)?;
+        if !s.takebacks {
+            return Err(session_status(SessionError::NoTakebacks));
+        }
+        let plies = s
+            .takeback_plies(side)
+            .ok_or_else(|| session_status(SessionError::NothingToTakeBack(side)))?;
+        let ev = Event::TakenBack {
+            side: side.into(),
+            plies,
+            at_ms: now_ms(),
+            request_id: key,
+        };
+        self.games
+            .commit(id, &mut slot, ev, Kind::TakeBack)
+            .await
+            .map(Response::new)
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]

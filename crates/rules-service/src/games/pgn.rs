@@ -1,5 +1,5 @@
 //! A game as PGN: the tags (date, time control, opening, arbiter mode, termination), the
-//! moves, and each foul as a comment after the move it followed.
+//! moves, and each foul and each takeback as a comment after the move it followed.
 
 use chess_rules::{Outcome, WinReason};
 
@@ -107,6 +107,23 @@ pub(super) fn pgn_of(id: GameId, s: &Session) -> String {
     for f in s.arbiter.fouls() {
         let text = foul_comment(f);
         match (f.ply as usize).checked_sub(1) {
+            Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
+            _ => pgn.root.comments.push(text),
+        }
+    }
+    // Each takeback after the move the game went back to: the moves taken back are not in
+    // the movetext (they were taken back), the comment says that some were.
+    for t in &s.taken_back {
+        let text = format!(
+            "{} took back {}",
+            t.side,
+            if t.plies == 1 {
+                "its move (1 ply)".to_owned()
+            } else {
+                format!("its move and the reply ({} plies)", t.plies)
+            }
+        );
+        match (t.ply as usize).checked_sub(1) {
             Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
             _ => pgn.root.comments.push(text),
         }

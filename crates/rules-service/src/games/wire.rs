@@ -39,6 +39,8 @@ pub(super) fn session_status(e: SessionError) -> Status {
         | SessionError::NothingTouched(_)
         | SessionError::TooManyTouches { .. } => ("square", Code::InvalidArgument),
         SessionError::NoArbiter => ("move", Code::InvalidArgument),
+        SessionError::NoTakebacks => ("game_id", Code::FailedPrecondition),
+        SessionError::NothingToTakeBack(_) => ("side", Code::FailedPrecondition),
         SessionError::Corrupt(_) => return Status::data_loss(e.to_string()),
     };
     FieldViolation::new(field, e.to_string()).into_status_with(code)
@@ -214,6 +216,16 @@ pub(super) fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
                 adjust: t.adjust,
             })
             .collect(),
+        takebacks: s.takebacks,
+        taken_back: s
+            .taken_back
+            .iter()
+            .map(|t| v1::TakenBack {
+                side: color_to_proto(t.side).into(),
+                plies: t.plies,
+                ply: t.ply,
+            })
+            .collect(),
     }
 }
 
@@ -233,5 +245,6 @@ pub(super) fn kind_of(ev: &Event) -> Kind {
         | Event::FlagFell { .. } => Kind::GameOver,
         Event::Foul { .. } => Kind::Foul,
         Event::Touched { .. } => Kind::Touch,
+        Event::TakenBack { .. } => Kind::TakeBack,
     }
 }

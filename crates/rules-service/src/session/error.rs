@@ -48,6 +48,10 @@ pub enum SessionError {
     TooManyTouches { limit: usize },
     #[error("illegal moves are refused in this game (it was created with illegal_moves: reject)")]
     NoArbiter,
+    #[error("takebacks are not allowed in this game (it was created without takebacks)")]
+    NoTakebacks,
+    #[error("{0} has no move to take back")]
+    NothingToTakeBack(Color),
     #[error("corrupt event log: {0}")]
     Corrupt(String),
 }

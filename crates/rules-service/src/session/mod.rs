@@ -25,6 +25,15 @@ pub struct MoveRecord {
     pub draw_offered: bool,
 }
 
+/// A takeback granted in a casual game: who took back, how many plies, and the ply the game
+/// went back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TakeBack {
+    pub side: Color,
+    pub plies: u32,
+    pub ply: u32,
+}
+
 /// Clock state. Times are kept as of the start of the current turn; [`Session::remaining`]
 /// gives the live values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +70,10 @@ pub struct Session {
     pub arbiter: Arbiter,
     /// The idempotency keys of the calls whose events this game holds.
     pub request_ids: HashSet<String>,
+    /// A casual game: a side may take back its last move.
+    pub takebacks: bool,
+    /// The takebacks granted so far, in order.
+    pub taken_back: Vec<TakeBack>,
 }
 
 /// Longest player name, in characters.
@@ -90,6 +103,7 @@ impl Session {
             at_ms,
             illegal_moves,
             request_id,
+            takebacks,
         } = ev
         else {
             return Err(SessionError::Corrupt(
@@ -138,6 +152,8 @@ impl Session {
             events: 1,
             arbiter: Arbiter::new(*illegal_moves),
             request_ids: request_id.iter().cloned().collect(),
+            takebacks: *takebacks,
+            taken_back: Vec::new(),
         };
         if s.outcome.is_some() {
             s.stop_clock();
@@ -239,6 +255,13 @@ impl Session {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// How many plies a takeback by `side` takes back now: 1 when `side` moved last, 2 (its
+    /// move and the reply) when it is to move; `None` when it has no move to take back.
+    pub fn takeback_plies(&self, side: Color) -> Option<u32> {
+        let plies = if side == self.turn() { 2 } else { 1 };
+        (self.ply() >= plies).then_some(plies)
     }
 
     fn parse_uci(&self, uci: &str) -> Result<Move, SessionError> {
@@ -356,6 +379,25 @@ impl Session {
                     .map_err(|_| SessionError::NotASquare(square.clone()))?;
                 if self.position().piece_at(sq).is_none() {
                     return Err(SessionError::NothingTouched(sq));
+                }
+                Ok(())
+            }
+            Event::TakenBack {
+                side, plies, at_ms, ..
+            } => {
+                self.ensure_running()?;
+                self.check_time(*at_ms)?;
+                if !self.takebacks {
+                    return Err(SessionError::NoTakebacks);
+                }
+                let side = Color::from(*side);
+                let due = self
+                    .takeback_plies(side)
+                    .ok_or(SessionError::NothingToTakeBack(side))?;
+                if *plies != due {
+                    return Err(SessionError::Corrupt(format!(
+                        "a takeback of {plies} plies by {side} where {due} are due"
+                    )));
                 }
                 Ok(())
             }
@@ -493,7 +535,43 @@ impl Session {
             } => self
                 .arbiter
                 .touch(Color::from(*side), square, *adjust, self.game.position()),
+            Event::TakenBack { side, plies, .. } => self.take_back(Color::from(*side), *plies, at),
         }
+    }
+
+    /// Takes back `plies` plies at `at`. The clocks keep the times they show: the side to
+    /// move is charged the time it has used so far, and the clock then runs for the side to
+    /// move after the takeback (it stops at the start position, as before the first move).
+    /// Time added by increments and periods stays; a move-count period counts the moves
+    /// taken back as not played.
+    fn take_back(&mut self, side: Color, plies: u32, at: u64) {
+        let turn = self.turn();
+        if let Some(clock) = self.clock.as_mut()
+            && let Some(since) = clock.running_since_ms
+        {
+            clock.remaining_ms[turn] -= at.saturating_sub(since) as i64;
+            clock.running_since_ms = Some(at);
+        }
+        for _ in 0..plies {
+            if self.game.undo().is_none() {
+                break;
+            }
+            self.records.pop();
+            let mover = self.turn();
+            if let Some(clock) = self.clock.as_mut() {
+                clock.moves_in_period[mover] = clock.moves_in_period[mover].saturating_sub(1);
+            }
+        }
+        if self.game.ply() == 0 {
+            self.stop_clock();
+        }
+        self.draw_offer = None;
+        self.arbiter.moved();
+        self.taken_back.push(TakeBack {
+            side,
+            plies,
+            ply: self.ply(),
+        });
     }
 
     fn play(&mut self, m: Move, offer_draw: bool, at: u64) {

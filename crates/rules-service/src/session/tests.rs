@@ -11,6 +11,7 @@ fn created(tc: Option<&str>) -> Event {
         black: "B".into(),
         at_ms: 1_000,
         illegal_moves: ArbiterMode::Reject,
+        takebacks: false,
         request_id: None,
     }
 }
@@ -95,6 +96,7 @@ fn flag_fall_loses_or_draws() {
         black: String::new(),
         at_ms: 0,
         illegal_moves: ArbiterMode::Reject,
+        takebacks: false,
         request_id: None,
     };
     let mut s = Session::create(&ev).unwrap();
@@ -275,6 +277,7 @@ fn from_fen(fen: &str, tc: Option<&str>, mode: ArbiterMode) -> Event {
         black: String::new(),
         at_ms: 0,
         illegal_moves: mode,
+        takebacks: false,
         request_id: None,
     }
 }
@@ -397,5 +400,177 @@ fn a_losing_foul_draws_when_the_opponent_cannot_mate() {
         Some(Outcome::Draw {
             reason: DrawReason::IllegalMovesInsufficientMaterial
         })
+    );
+}
+
+fn casual(tc: Option<&str>) -> Event {
+    let Event::Created {
+        start_fen,
+        time_control,
+        white,
+        black,
+        at_ms,
+        illegal_moves,
+        request_id,
+        ..
+    } = created(tc)
+    else {
+        unreachable!()
+    };
+    Event::Created {
+        start_fen,
+        time_control,
+        white,
+        black,
+        at_ms,
+        illegal_moves,
+        request_id,
+        takebacks: true,
+    }
+}
+
+fn take_back(side: Side, plies: u32, at_ms: u64) -> Event {
+    Event::TakenBack {
+        side,
+        plies,
+        at_ms,
+        request_id: None,
+    }
+}
+
+#[test]
+fn takebacks_only_in_casual_games() {
+    let mut s = Session::create(&created(None)).unwrap();
+    run(&mut s, mv("e2e4", 2_000)).unwrap();
+    assert_eq!(
+        run(&mut s, take_back(Side::White, 1, 3_000)),
+        Err(SessionError::NoTakebacks)
+    );
+    assert_eq!(s.ply(), 1);
+    assert_eq!(s.takeback_plies(Color::White), Some(1));
+}
+
+#[test]
+fn a_takeback_removes_the_sides_move_and_the_reply() {
+    let mut s = Session::create(&casual(None)).unwrap();
+    // Nothing to take back before a side has moved.
+    assert_eq!(s.takeback_plies(Color::White), None);
+    assert_eq!(
+        run(&mut s, take_back(Side::White, 2, 1_500)),
+        Err(SessionError::NothingToTakeBack(Color::White))
+    );
+    run(&mut s, mv("e2e4", 2_000)).unwrap();
+    assert_eq!(s.takeback_plies(Color::Black), None);
+    run(&mut s, mv("e7e5", 3_000)).unwrap();
+    run(&mut s, mv("g1f3", 4_000)).unwrap();
+    // Black to move takes back its e5 and white's reply Nf3.
+    assert_eq!(s.takeback_plies(Color::Black), Some(2));
+    // A stored takeback of the wrong size is refused.
+    assert!(matches!(
+        s.check(&take_back(Side::Black, 1, 5_000)),
+        Err(SessionError::Corrupt(_))
+    ));
+    run(&mut s, take_back(Side::Black, 2, 5_000)).unwrap();
+    assert_eq!(s.ply(), 1);
+    assert_eq!(s.turn(), Color::Black);
+    assert_eq!(s.records.len(), 1);
+    assert_eq!(
+        s.taken_back,
+        vec![TakeBack {
+            side: Color::Black,
+            plies: 2,
+            ply: 1
+        }]
+    );
+    // White, whose Nf3 is gone, has e4 to take back: its own move only (black has not
+    // answered it since).
+    assert_eq!(s.takeback_plies(Color::White), Some(1));
+    run(&mut s, take_back(Side::White, 1, 6_000)).unwrap();
+    assert_eq!(s.ply(), 0);
+    assert_eq!(s.position(), &Position::startpos());
+    // The game goes on from there, and the same position counts once for repetitions.
+    run(&mut s, mv("d2d4", 7_000)).unwrap();
+    assert_eq!(s.game.repetition_count(), 1);
+    assert_eq!(s.game.san_moves(), vec!["d4"]);
+}
+
+#[test]
+fn a_takeback_keeps_the_clocks_as_they_show() {
+    let mut s = Session::create(&casual(Some("5+0"))).unwrap();
+    run(&mut s, mv("e2e4", 1_000)).unwrap();
+    run(&mut s, mv("e7e5", 11_000)).unwrap();
+    run(&mut s, mv("g1f3", 14_000)).unwrap();
+    // Black, to move since 14 s, takes back at 20 s: black is charged its 6 s, then the
+    // clock runs for black again (black is to move after the takeback too).
+    run(&mut s, take_back(Side::Black, 2, 20_000)).unwrap();
+    let clock = s.clock.clone().unwrap();
+    assert_eq!(clock.remaining_ms.black, 300_000 - 10_000 - 6_000);
+    assert_eq!(clock.remaining_ms.white, 300_000 - 3_000);
+    assert_eq!(clock.running_since_ms, Some(20_000));
+    assert_eq!(s.remaining(25_000).unwrap().black, 300_000 - 16_000 - 5_000);
+    // Back to the start position: the clocks stop, as before the first move.
+    run(&mut s, take_back(Side::White, 1, 26_000)).unwrap();
+    assert_eq!(s.ply(), 0);
+    assert_eq!(s.clock.as_ref().unwrap().running_since_ms, None);
+    assert_eq!(s.remaining(60_000).unwrap().black, 300_000 - 16_000 - 6_000);
+}
+
+#[test]
+fn a_takeback_ends_a_pending_draw_offer_and_not_a_finished_game() {
+    let mut s = Session::create(&casual(None)).unwrap();
+    run(&mut s, offer("e2e4", 1_000)).unwrap();
+    assert_eq!(s.draw_offer, Some(Color::White));
+    run(&mut s, take_back(Side::White, 1, 2_000)).unwrap();
+    assert_eq!(s.draw_offer, None);
+    for (i, m) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        run(&mut s, mv(m, 3_000 + i as u64)).unwrap();
+    }
+    assert!(s.outcome.is_some());
+    assert!(matches!(
+        run(&mut s, take_back(Side::White, 2, 9_000)),
+        Err(SessionError::GameOver(_))
+    ));
+}
+
+#[test]
+fn takebacks_replay_and_older_logs_read_without_them() {
+    let events = vec![
+        casual(Some("3+2")),
+        mv("e2e4", 2_000),
+        mv("c7c5", 3_000),
+        take_back(Side::Black, 1, 4_000),
+        mv("e7e5", 5_000),
+        take_back(Side::White, 2, 6_000),
+        mv("d2d4", 7_000),
+    ];
+    let mut live = Session::create(&events[0]).unwrap();
+    for ev in &events[1..] {
+        run(&mut live, ev.clone()).unwrap();
+    }
+    let text: Vec<String> = events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect();
+    assert!(text[0].contains(r#""takebacks":true"#), "{}", text[0]);
+    assert!(text[3].contains(r#""type":"taken_back""#), "{}", text[3]);
+    let read: Vec<Event> = text
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    assert_eq!(read, events);
+    let replayed = Session::replay(&read).unwrap();
+    assert_eq!(replayed.game.san_moves(), vec!["d4"]);
+    assert_eq!(replayed.taken_back, live.taken_back);
+    assert_eq!(replayed.clock, live.clock);
+    // A log written before takebacks has no `takebacks` field: not a casual game.
+    let old =
+        r#"{"type":"created","start_fen":"","time_control":null,"white":"","black":"","at_ms":1}"#;
+    let ev: Event = serde_json::from_str(old).unwrap();
+    assert!(!Session::create(&ev).unwrap().takebacks);
+    // And a casual game's `created` without takebacks is written as before.
+    assert!(
+        !serde_json::to_string(&created(None))
+            .unwrap()
+            .contains("takebacks")
     );
 }

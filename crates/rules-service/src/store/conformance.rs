@@ -15,6 +15,7 @@ fn created(tc: Option<&str>) -> Event {
         black: "b".into(),
         at_ms: 1,
         illegal_moves: Default::default(),
+        takebacks: false,
         request_id: None,
     }
 }

@@ -283,6 +283,7 @@ mod tests {
                     black: "B".into(),
                     at_ms: 1,
                     illegal_moves: Default::default(),
+                    takebacks: false,
                     request_id: None,
                 },
             )
@@ -391,6 +392,7 @@ mod tests {
                     black: "Y".into(),
                     at_ms: 9,
                     illegal_moves: Default::default(),
+                    takebacks: false,
                     request_id: None,
                 },
             )

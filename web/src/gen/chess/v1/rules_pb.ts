@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chess/v1/rules.proto.
  */
 export const file_chess_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIv4CChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxITCgtkZWFkX3JlYXNvbhgNIAEoCUIKCghfb3V0Y29tZSLdAQoSV2lubmFiaWxpdHlSZXF1ZXN0EgsKA2ZlbhgBIAEoCRINCgVtb3ZlcxgCIAMoCRIoCg9pbnRlbmRlZF93aW5uZXIYAyABKA4yDy5jaGVzcy52MS5Db2xvchIvCgRtb2RlGAQgASgOMiEuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Lk1vZGUSEwoLbm9kZV9idWRnZXQYBSABKAQiOwoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDgoKTU9ERV9RVUlDSxABEg0KCU1PREVfRlVMTBACIqMCCg9TaWRlV2lubmFiaWxpdHkSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEjIKB3ZlcmRpY3QYAiABKA4yIS5jaGVzcy52MS5TaWRlV2lubmFiaWxpdHkuVmVyZGljdBIQCghsaW5lX3NhbhgDIAMoCRIQCghsaW5lX3VjaRgEIAMoCRIOCgZyZWFzb24YBSABKAkSDQoFbm9kZXMYBiABKAQSDgoGbWljcm9zGAcgASgEImoKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhQKEFZFUkRJQ1RfV0lOTkFCTEUQARIWChJWRVJESUNUX1VOV0lOTkFCTEUQAhIYChRWRVJESUNUX1VOREVURVJNSU5FRBADInEKE1dpbm5hYmlsaXR5UmVzcG9uc2USCwoDZmVuGAEgASgJEigKBXNpZGVzGAIgAygLMhkuY2hlc3MudjEuU2lkZVdpbm5hYmlsaXR5EgwKBGNvZGUYAyABKAkSFQoNZGVhZF9wb3NpdGlvbhgEIAEoCCI1ChdEZXNjcmliZVBvc2l0aW9uUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkioAEKClBhd25SZXBvcnQSDwoHZG91YmxlZBgBIAMoCRIQCghpc29sYXRlZBgCIAMoCRIQCghiYWNrd2FyZBgDIAMoCRIOCgZwYXNzZWQYBCADKAkSGAoQcHJvdGVjdGVkX3Bhc3NlZBgFIAMoCRIRCgljb25uZWN0ZWQYBiADKAkSDwoHcGhhbGFueBgHIAMoCRIPCgdpc2xhbmRzGAggAygJIjMKClJlcG9ydEl0ZW0SDQoFdG9waWMYASABKAkSCgoCZW4YAiABKAkSCgoCemgYAyABKAkiiAMKGERlc2NyaWJlUG9zaXRpb25SZXNwb25zZRILCgNmZW4YASABKAkSFgoOd2hpdGVfbWF0ZXJpYWwYAiABKA0SFgoOYmxhY2tfbWF0ZXJpYWwYAyABKA0SGAoQbWF0ZXJpYWxfYmFsYW5jZRgEIAEoBRIYChBleGNoYW5nZV9iYWxhbmNlGAUgASgFEikKC3doaXRlX3Bhd25zGAYgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBIpCgtibGFja19wYXducxgHIAEoCzIULmNoZXNzLnYxLlBhd25SZXBvcnQSDQoFcGhhc2UYCCABKAkSDwoHZW5kZ2FtZRgJIAEoCRIjCgVpdGVtcxgKIAMoCzIULmNoZXNzLnYxLlJlcG9ydEl0ZW0SDAoEanNvbhgLIAEoCRImCgdvcGVuaW5nGAwgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SEwoLd2lubmFiaWxpdHkYDSABKAkSFQoNZGVhZF9wb3NpdGlvbhgOIAEoCCIeCg9QYXJzZVBnblJlcXVlc3QSCwoDcGduGAEgASgJIiUKBlBnblRhZxIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIsYBCgdQZ25HYW1lEg0KBWluZGV4GAEgASgNEh4KBHRhZ3MYAiADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAMgASgJEh0KBW1vdmVzGAQgAygLMg4uY2hlc3MudjEuTW92ZRIRCglmaW5hbF9mZW4YBSABKAkSDgoGcmVzdWx0GAYgASgJEg0KBWVycm9yGAcgASgJEhIKCmVycm9yX2xpbmUYCCABKA0SFAoMZXJyb3JfY29sdW1uGAkgASgNImAKEFBhcnNlUGduUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5jaGVzcy52MS5QZ25HYW1lEhMKC3ZhbGlkX2dhbWVzGAIgASgNEhUKDWludmFsaWRfZ2FtZXMYAyABKA0iYwoPV3JpdGVQZ25SZXF1ZXN0Eh4KBHRhZ3MYASADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAIgASgJEg0KBW1vdmVzGAMgAygJEg4KBnJlc3VsdBgEIAEoCSIfChBXcml0ZVBnblJlc3BvbnNlEgsKA3BnbhgBIAEoCSJ3ChFUb3VjaFBpZWNlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAyABKAkSDgoGYWRqdXN0GAQgASgIEhIKCnJlcXVlc3RfaWQYBSABKAkidQoERm91bBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISEQoJYXR0ZW1wdGVkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdwZW5hbHR5GAQgASgJEgsKA3BseRgFIAEoDRINCgVjb3VudBgGIAEoDSJVCgVUb3VjaBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGc3F1YXJlGAIgASgJEg0KBXBpZWNlGAMgASgJEg4KBmFkanVzdBgEIAEoCCLlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSEQoJc3RhcnRfZmVuGAEgASgJEjAKDHRpbWVfY29udHJvbBgCIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESGQoRdGltZV9jb250cm9sX3RleHQYAyABKAkSDQoFd2hpdGUYBCABKAkSDQoFYmxhY2sYBSABKAkSLQoNaWxsZWdhbF9tb3ZlcxgGIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxISCgpyZXF1ZXN0X2lkGAcgASgJQg8KDV90aW1lX2NvbnRyb2wiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSKjAQoPTWFrZU1vdmVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEbW92ZRgCIAEoCRIdCgRzaWRlGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGQoMZXhwZWN0ZWRfcGx5GAQgASgNSACIAQESEgoKb2ZmZXJfZHJhdxgFIAEoCBISCgpyZXF1ZXN0X2lkGAYgASgJQg8KDV9leHBlY3RlZF9wbHkiUwoNUmVzaWduUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchISCgpyZXF1ZXN0X2lkGAMgASgJImoKFFJlc3BvbmRUb0RyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEg4KBmFjY2VwdBgDIAEoCBISCgpyZXF1ZXN0X2lkGAQgASgJImQKEENsYWltRHJhd1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDAoEbW92ZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIiMKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJpCgpQbGF5ZWRNb3ZlEhwKBG1vdmUYASABKAsyDi5jaGVzcy52MS5Nb3ZlEhQKDHRpbWVfdXNlZF9tcxgCIAEoBBIUCgxkcmF3X29mZmVyZWQYAyABKAgSEQoJZmVuX2FmdGVyGAQgASgJIuAECglHYW1lU3RhdGUSDwoHZ2FtZV9pZBgBIAEoCRIRCglzdGFydF9mZW4YAiABKAkSCwoDZmVuGAMgASgJEh0KBHR1cm4YBCABKA4yDy5jaGVzcy52MS5Db2xvchIjCgVtb3ZlcxgFIAMoCzIULmNoZXNzLnYxLlBsYXllZE1vdmUSCwoDcGx5GAYgASgNEjAKDHRpbWVfY29udHJvbBgHIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESIwoFY2xvY2sYCCABKAsyDy5jaGVzcy52MS5DbG9ja0gBiAEBEigKD2RyYXdfb2ZmZXJfZnJvbRgJIAEoDjIPLmNoZXNzLnYxLkNvbG9yEicKB291dGNvbWUYCiABKAsyES5jaGVzcy52MS5PdXRjb21lSAKIAQESLgoOY2xhaW1hYmxlX2RyYXcYCyABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSDQoFY2hlY2sYDCABKAgSDQoFd2hpdGUYDSABKAkSDQoFYmxhY2sYDiABKAkSCwoDcGduGA8gASgJEiYKB29wZW5pbmcYECABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxItCg1pbGxlZ2FsX21vdmVzGBEgASgOMhYuY2hlc3MudjEuSWxsZWdhbE1vdmVzEh0KBWZvdWxzGBIgAygLMg4uY2hlc3MudjEuRm91bBIgCgd0b3VjaGVzGBMgAygLMg8uY2hlc3MudjEuVG91Y2hCDwoNX3RpbWVfY29udHJvbEIICgZfY2xvY2tCCgoIX291dGNvbWUi+gEKCUdhbWVFdmVudBImCgRraW5kGAEgASgOMhguY2hlc3MudjEuR2FtZUV2ZW50LktpbmQSIgoFc3RhdGUYAiABKAsyEy5jaGVzcy52MS5HYW1lU3RhdGUioAEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhEKDUtJTkRfU05BUFNIT1QQARINCglLSU5EX01PVkUQAhIVChFLSU5EX0RSQVdfT0ZGRVJFRBADEhYKEktJTkRfRFJBV19ERUNMSU5FRBAEEhIKDktJTkRfR0FNRV9PVkVSEAUSDQoJS0lORF9GT1VMEAYSDgoKS0lORF9UT1VDSBAHKmEKDElsbGVnYWxNb3ZlcxIYChRJTExFR0FMX01PVkVTX1JFSkVDVBAAEhYKEklMTEVHQUxfTU9WRVNfRklERRABEh8KG0lMTEVHQUxfTU9WRVNfVEhSRUVfU1RSSUtFUxACMvQECgxSdWxlc1NlcnZpY2USRwoKTGVnYWxNb3ZlcxIbLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXF1ZXN0GhwuY2hlc3MudjEuTGVnYWxNb3Zlc1Jlc3BvbnNlEk0KDENvbnZlcnRNb3ZlcxIdLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1JlcXVlc3QaHi5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXNwb25zZRJKCgtWYWxpZGF0ZUZlbhIcLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVxdWVzdBodLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVzcG9uc2USUwoOUG9zaXRpb25TdGF0dXMSHy5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1JlcXVlc3QaIC5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1Jlc3BvbnNlEkEKCFBhcnNlUGduEhkuY2hlc3MudjEuUGFyc2VQZ25SZXF1ZXN0GhouY2hlc3MudjEuUGFyc2VQZ25SZXNwb25zZRJBCghXcml0ZVBnbhIZLmNoZXNzLnYxLldyaXRlUGduUmVxdWVzdBoaLmNoZXNzLnYxLldyaXRlUGduUmVzcG9uc2USWQoQRGVzY3JpYmVQb3NpdGlvbhIhLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXF1ZXN0GiIuY2hlc3MudjEuRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlEkoKC1dpbm5hYmlsaXR5EhwuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Gh0uY2hlc3MudjEuV2lubmFiaWxpdHlSZXNwb25zZTL/AwoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CgpUb3VjaFBpZWNlEhsuY2hlc3MudjEuVG91Y2hQaWVjZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGViBnByb3RvMw", [file_chess_v1_common]);
+  fileDesc("ChRjaGVzcy92MS9ydWxlcy5wcm90bxIIY2hlc3MudjEiLwoRTGVnYWxNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIkAKEkxlZ2FsTW92ZXNSZXNwb25zZRILCgNmZW4YASABKAkSHQoFbW92ZXMYAiADKAsyDi5jaGVzcy52MS5Nb3ZlIkEKE0NvbnZlcnRNb3Zlc1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJEg4KBnN0cmljdBgDIAEoCCJDChRDb252ZXJ0TW92ZXNSZXNwb25zZRIdCgVtb3ZlcxgBIAMoCzIOLmNoZXNzLnYxLk1vdmUSDAoEZmVucxgCIAMoCSIhChJWYWxpZGF0ZUZlblJlcXVlc3QSCwoDZmVuGAEgASgJIm4KE1ZhbGlkYXRlRmVuUmVzcG9uc2USCwoDZmVuGAEgASgJEhEKCXBsYWluX2ZlbhgCIAEoCRIdCgR0dXJuGAMgASgOMg8uY2hlc3MudjEuQ29sb3ISGAoQbGVnYWxfbW92ZV9jb3VudBgEIAEoDSIzChVQb3NpdGlvblN0YXR1c1JlcXVlc3QSCwoDZmVuGAEgASgJEg0KBW1vdmVzGAIgAygJIv4CChZQb3NpdGlvblN0YXR1c1Jlc3BvbnNlEgsKA2ZlbhgBIAEoCRIdCgR0dXJuGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFY2hlY2sYAyABKAgSEQoJY2hlY2ttYXRlGAQgASgIEhEKCXN0YWxlbWF0ZRgFIAEoCBIVCg1kZWFkX3Bvc2l0aW9uGAYgASgIEhgKEHJlcGV0aXRpb25fY291bnQYByABKA0SLgoOY2xhaW1hYmxlX2RyYXcYCCABKA4yFi5jaGVzcy52MS5PdXRjb21lLlJ1bGUSJwoHb3V0Y29tZRgJIAEoCzIRLmNoZXNzLnYxLk91dGNvbWVIAIgBARIYChBsZWdhbF9tb3ZlX2NvdW50GAogASgNEhYKDmhhbGZtb3ZlX2Nsb2NrGAsgASgNEiYKB29wZW5pbmcYDCABKAsyFS5jaGVzcy52MS5PcGVuaW5nSW5mbxITCgtkZWFkX3JlYXNvbhgNIAEoCUIKCghfb3V0Y29tZSLdAQoSV2lubmFiaWxpdHlSZXF1ZXN0EgsKA2ZlbhgBIAEoCRINCgVtb3ZlcxgCIAMoCRIoCg9pbnRlbmRlZF93aW5uZXIYAyABKA4yDy5jaGVzcy52MS5Db2xvchIvCgRtb2RlGAQgASgOMiEuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Lk1vZGUSEwoLbm9kZV9idWRnZXQYBSABKAQiOwoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDgoKTU9ERV9RVUlDSxABEg0KCU1PREVfRlVMTBACIqMCCg9TaWRlV2lubmFiaWxpdHkSHQoEc2lkZRgBIAEoDjIPLmNoZXNzLnYxLkNvbG9yEjIKB3ZlcmRpY3QYAiABKA4yIS5jaGVzcy52MS5TaWRlV2lubmFiaWxpdHkuVmVyZGljdBIQCghsaW5lX3NhbhgDIAMoCRIQCghsaW5lX3VjaRgEIAMoCRIOCgZyZWFzb24YBSABKAkSDQoFbm9kZXMYBiABKAQSDgoGbWljcm9zGAcgASgEImoKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhQKEFZFUkRJQ1RfV0lOTkFCTEUQARIWChJWRVJESUNUX1VOV0lOTkFCTEUQAhIYChRWRVJESUNUX1VOREVURVJNSU5FRBADInEKE1dpbm5hYmlsaXR5UmVzcG9uc2USCwoDZmVuGAEgASgJEigKBXNpZGVzGAIgAygLMhkuY2hlc3MudjEuU2lkZVdpbm5hYmlsaXR5EgwKBGNvZGUYAyABKAkSFQoNZGVhZF9wb3NpdGlvbhgEIAEoCCI1ChdEZXNjcmliZVBvc2l0aW9uUmVxdWVzdBILCgNmZW4YASABKAkSDQoFbW92ZXMYAiADKAkioAEKClBhd25SZXBvcnQSDwoHZG91YmxlZBgBIAMoCRIQCghpc29sYXRlZBgCIAMoCRIQCghiYWNrd2FyZBgDIAMoCRIOCgZwYXNzZWQYBCADKAkSGAoQcHJvdGVjdGVkX3Bhc3NlZBgFIAMoCRIRCgljb25uZWN0ZWQYBiADKAkSDwoHcGhhbGFueBgHIAMoCRIPCgdpc2xhbmRzGAggAygJIjMKClJlcG9ydEl0ZW0SDQoFdG9waWMYASABKAkSCgoCZW4YAiABKAkSCgoCemgYAyABKAkiiAMKGERlc2NyaWJlUG9zaXRpb25SZXNwb25zZRILCgNmZW4YASABKAkSFgoOd2hpdGVfbWF0ZXJpYWwYAiABKA0SFgoOYmxhY2tfbWF0ZXJpYWwYAyABKA0SGAoQbWF0ZXJpYWxfYmFsYW5jZRgEIAEoBRIYChBleGNoYW5nZV9iYWxhbmNlGAUgASgFEikKC3doaXRlX3Bhd25zGAYgASgLMhQuY2hlc3MudjEuUGF3blJlcG9ydBIpCgtibGFja19wYXducxgHIAEoCzIULmNoZXNzLnYxLlBhd25SZXBvcnQSDQoFcGhhc2UYCCABKAkSDwoHZW5kZ2FtZRgJIAEoCRIjCgVpdGVtcxgKIAMoCzIULmNoZXNzLnYxLlJlcG9ydEl0ZW0SDAoEanNvbhgLIAEoCRImCgdvcGVuaW5nGAwgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SEwoLd2lubmFiaWxpdHkYDSABKAkSFQoNZGVhZF9wb3NpdGlvbhgOIAEoCCIeCg9QYXJzZVBnblJlcXVlc3QSCwoDcGduGAEgASgJIiUKBlBnblRhZxIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIsYBCgdQZ25HYW1lEg0KBWluZGV4GAEgASgNEh4KBHRhZ3MYAiADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAMgASgJEh0KBW1vdmVzGAQgAygLMg4uY2hlc3MudjEuTW92ZRIRCglmaW5hbF9mZW4YBSABKAkSDgoGcmVzdWx0GAYgASgJEg0KBWVycm9yGAcgASgJEhIKCmVycm9yX2xpbmUYCCABKA0SFAoMZXJyb3JfY29sdW1uGAkgASgNImAKEFBhcnNlUGduUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5jaGVzcy52MS5QZ25HYW1lEhMKC3ZhbGlkX2dhbWVzGAIgASgNEhUKDWludmFsaWRfZ2FtZXMYAyABKA0iYwoPV3JpdGVQZ25SZXF1ZXN0Eh4KBHRhZ3MYASADKAsyEC5jaGVzcy52MS5QZ25UYWcSEQoJc3RhcnRfZmVuGAIgASgJEg0KBW1vdmVzGAMgAygJEg4KBnJlc3VsdBgEIAEoCSIfChBXcml0ZVBnblJlc3BvbnNlEgsKA3BnbhgBIAEoCSJ3ChFUb3VjaFBpZWNlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZzcXVhcmUYAyABKAkSDgoGYWRqdXN0GAQgASgIEhIKCnJlcXVlc3RfaWQYBSABKAkidQoERm91bBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISEQoJYXR0ZW1wdGVkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdwZW5hbHR5GAQgASgJEgsKA3BseRgFIAEoDRINCgVjb3VudBgGIAEoDSJVCgVUb3VjaBIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISDgoGc3F1YXJlGAIgASgJEg0KBXBpZWNlGAMgASgJEg4KBmFkanVzdBgEIAEoCCL4AQoRQ3JlYXRlR2FtZVJlcXVlc3QSEQoJc3RhcnRfZmVuGAEgASgJEjAKDHRpbWVfY29udHJvbBgCIAEoCzIVLmNoZXNzLnYxLlRpbWVDb250cm9sSACIAQESGQoRdGltZV9jb250cm9sX3RleHQYAyABKAkSDQoFd2hpdGUYBCABKAkSDQoFYmxhY2sYBSABKAkSLQoNaWxsZWdhbF9tb3ZlcxgGIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxISCgpyZXF1ZXN0X2lkGAcgASgJEhEKCXRha2ViYWNrcxgIIAEoCEIPCg1fdGltZV9jb250cm9sIoEBCg9UYWtlQmFja1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISGQoMZXhwZWN0ZWRfcGx5GAMgASgNSACIAQESEgoKcmVxdWVzdF9pZBgEIAEoCUIPCg1fZXhwZWN0ZWRfcGx5IkYKCVRha2VuQmFjaxIdCgRzaWRlGAEgASgOMg8uY2hlc3MudjEuQ29sb3ISDQoFcGxpZXMYAiABKA0SCwoDcGx5GAMgASgNIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiowEKD01ha2VNb3ZlUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBG1vdmUYAiABKAkSHQoEc2lkZRgDIAEoDjIPLmNoZXNzLnYxLkNvbG9yEhkKDGV4cGVjdGVkX3BseRgEIAEoDUgAiAEBEhIKCm9mZmVyX2RyYXcYBSABKAgSEgoKcmVxdWVzdF9pZBgGIAEoCUIPCg1fZXhwZWN0ZWRfcGx5IlMKDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRzaWRlGAIgASgOMg8uY2hlc3MudjEuQ29sb3ISEgoKcmVxdWVzdF9pZBgDIAEoCSJqChRSZXNwb25kVG9EcmF3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEh0KBHNpZGUYAiABKA4yDy5jaGVzcy52MS5Db2xvchIOCgZhY2NlcHQYAyABKAgSEgoKcmVxdWVzdF9pZBgEIAEoCSJkChBDbGFpbURyYXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSHQoEc2lkZRgCIAEoDjIPLmNoZXNzLnYxLkNvbG9yEgwKBG1vdmUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSIjChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiaQoKUGxheWVkTW92ZRIcCgRtb3ZlGAEgASgLMg4uY2hlc3MudjEuTW92ZRIUCgx0aW1lX3VzZWRfbXMYAiABKAQSFAoMZHJhd19vZmZlcmVkGAMgASgIEhEKCWZlbl9hZnRlchgEIAEoCSKcBQoJR2FtZVN0YXRlEg8KB2dhbWVfaWQYASABKAkSEQoJc3RhcnRfZmVuGAIgASgJEgsKA2ZlbhgDIAEoCRIdCgR0dXJuGAQgASgOMg8uY2hlc3MudjEuQ29sb3ISIwoFbW92ZXMYBSADKAsyFC5jaGVzcy52MS5QbGF5ZWRNb3ZlEgsKA3BseRgGIAEoDRIwCgx0aW1lX2NvbnRyb2wYByABKAsyFS5jaGVzcy52MS5UaW1lQ29udHJvbEgAiAEBEiMKBWNsb2NrGAggASgLMg8uY2hlc3MudjEuQ2xvY2tIAYgBARIoCg9kcmF3X29mZmVyX2Zyb20YCSABKA4yDy5jaGVzcy52MS5Db2xvchInCgdvdXRjb21lGAogASgLMhEuY2hlc3MudjEuT3V0Y29tZUgCiAEBEi4KDmNsYWltYWJsZV9kcmF3GAsgASgOMhYuY2hlc3MudjEuT3V0Y29tZS5SdWxlEg0KBWNoZWNrGAwgASgIEg0KBXdoaXRlGA0gASgJEg0KBWJsYWNrGA4gASgJEgsKA3BnbhgPIAEoCRImCgdvcGVuaW5nGBAgASgLMhUuY2hlc3MudjEuT3BlbmluZ0luZm8SLQoNaWxsZWdhbF9tb3ZlcxgRIAEoDjIWLmNoZXNzLnYxLklsbGVnYWxNb3ZlcxIdCgVmb3VscxgSIAMoCzIOLmNoZXNzLnYxLkZvdWwSIAoHdG91Y2hlcxgTIAMoCzIPLmNoZXNzLnYxLlRvdWNoEhEKCXRha2ViYWNrcxgUIAEoCBInCgp0YWtlbl9iYWNrGBUgAygLMhMuY2hlc3MudjEuVGFrZW5CYWNrQg8KDV90aW1lX2NvbnRyb2xCCAoGX2Nsb2NrQgoKCF9vdXRjb21lIo4CCglHYW1lRXZlbnQSJgoEa2luZBgBIAEoDjIYLmNoZXNzLnYxLkdhbWVFdmVudC5LaW5kEiIKBXN0YXRlGAIgASgLMhMuY2hlc3MudjEuR2FtZVN0YXRlIrQBCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIRCg1LSU5EX1NOQVBTSE9UEAESDQoJS0lORF9NT1ZFEAISFQoRS0lORF9EUkFXX09GRkVSRUQQAxIWChJLSU5EX0RSQVdfREVDTElORUQQBBISCg5LSU5EX0dBTUVfT1ZFUhAFEg0KCUtJTkRfRk9VTBAGEg4KCktJTkRfVE9VQ0gQBxISCg5LSU5EX1RBS0VfQkFDSxAIKmEKDElsbGVnYWxNb3ZlcxIYChRJTExFR0FMX01PVkVTX1JFSkVDVBAAEhYKEklMTEVHQUxfTU9WRVNfRklERRABEh8KG0lMTEVHQUxfTU9WRVNfVEhSRUVfU1RSSUtFUxACMvQECgxSdWxlc1NlcnZpY2USRwoKTGVnYWxNb3ZlcxIbLmNoZXNzLnYxLkxlZ2FsTW92ZXNSZXF1ZXN0GhwuY2hlc3MudjEuTGVnYWxNb3Zlc1Jlc3BvbnNlEk0KDENvbnZlcnRNb3ZlcxIdLmNoZXNzLnYxLkNvbnZlcnRNb3Zlc1JlcXVlc3QaHi5jaGVzcy52MS5Db252ZXJ0TW92ZXNSZXNwb25zZRJKCgtWYWxpZGF0ZUZlbhIcLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVxdWVzdBodLmNoZXNzLnYxLlZhbGlkYXRlRmVuUmVzcG9uc2USUwoOUG9zaXRpb25TdGF0dXMSHy5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1JlcXVlc3QaIC5jaGVzcy52MS5Qb3NpdGlvblN0YXR1c1Jlc3BvbnNlEkEKCFBhcnNlUGduEhkuY2hlc3MudjEuUGFyc2VQZ25SZXF1ZXN0GhouY2hlc3MudjEuUGFyc2VQZ25SZXNwb25zZRJBCghXcml0ZVBnbhIZLmNoZXNzLnYxLldyaXRlUGduUmVxdWVzdBoaLmNoZXNzLnYxLldyaXRlUGduUmVzcG9uc2USWQoQRGVzY3JpYmVQb3NpdGlvbhIhLmNoZXNzLnYxLkRlc2NyaWJlUG9zaXRpb25SZXF1ZXN0GiIuY2hlc3MudjEuRGVzY3JpYmVQb3NpdGlvblJlc3BvbnNlEkoKC1dpbm5hYmlsaXR5EhwuY2hlc3MudjEuV2lubmFiaWxpdHlSZXF1ZXN0Gh0uY2hlc3MudjEuV2lubmFiaWxpdHlSZXNwb25zZTK7BAoLR2FtZVNlcnZpY2USPgoKQ3JlYXRlR2FtZRIbLmNoZXNzLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZVN0YXRlEjgKB0dldEdhbWUSGC5jaGVzcy52MS5HZXRHYW1lUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI6CghNYWtlTW92ZRIZLmNoZXNzLnYxLk1ha2VNb3ZlUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CglXYXRjaEdhbWUSGi5jaGVzcy52MS5XYXRjaEdhbWVSZXF1ZXN0GhMuY2hlc3MudjEuR2FtZUV2ZW50MAESNgoGUmVzaWduEhcuY2hlc3MudjEuUmVzaWduUmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRJECg1SZXNwb25kVG9EcmF3Eh4uY2hlc3MudjEuUmVzcG9uZFRvRHJhd1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSPAoJQ2xhaW1EcmF3EhouY2hlc3MudjEuQ2xhaW1EcmF3UmVxdWVzdBoTLmNoZXNzLnYxLkdhbWVTdGF0ZRI+CgpUb3VjaFBpZWNlEhsuY2hlc3MudjEuVG91Y2hQaWVjZVJlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGUSOgoIVGFrZUJhY2sSGS5jaGVzcy52MS5UYWtlQmFja1JlcXVlc3QaEy5jaGVzcy52MS5HYW1lU3RhdGViBnByb3RvMw", [file_chess_v1_common]);
 
 /**
  * @generated from message chess.v1.LegalMovesRequest
@@ -1088,6 +1088,14 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
    * @generated from field: string request_id = 7;
    */
   requestId: string;
+
+  /**
+   * A casual game: either side may take back its last move (TakeBack). Off by default, as
+   * in rated and tournament games.
+   *
+   * @generated from field: bool takebacks = 8;
+   */
+  takebacks: boolean;
 };
 
 /**
@@ -1096,6 +1104,79 @@ export type CreateGameRequest = Message<"chess.v1.CreateGameRequest"> & {
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
   messageDesc(file_chess_v1_rules, 24);
+
+/**
+ * @generated from message chess.v1.TakeBackRequest
+ */
+export type TakeBackRequest = Message<"chess.v1.TakeBackRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The side taking back its last move.
+   *
+   * @generated from field: chess.v1.Color side = 2;
+   */
+  side: Color;
+
+  /**
+   * As in MakeMoveRequest: when set and not the game's ply, the call fails with
+   * FAILED_PRECONDITION, so a takeback sent while the opponent answered does not take
+   * back the answer unseen.
+   *
+   * @generated from field: optional uint32 expected_ply = 3;
+   */
+  expectedPly?: number | undefined;
+
+  /**
+   * Idempotency key, as in MakeMoveRequest.
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message chess.v1.TakeBackRequest.
+ * Use `create(TakeBackRequestSchema)` to create a new message.
+ */
+export const TakeBackRequestSchema: GenMessage<TakeBackRequest> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 25);
+
+/**
+ * A takeback granted in a casual game.
+ *
+ * @generated from message chess.v1.TakenBack
+ */
+export type TakenBack = Message<"chess.v1.TakenBack"> & {
+  /**
+   * @generated from field: chess.v1.Color side = 1;
+   */
+  side: Color;
+
+  /**
+   * Plies taken back: 1 (the side's own move) or 2 (its move and the reply).
+   *
+   * @generated from field: uint32 plies = 2;
+   */
+  plies: number;
+
+  /**
+   * The ply the game went back to.
+   *
+   * @generated from field: uint32 ply = 3;
+   */
+  ply: number;
+};
+
+/**
+ * Describes the message chess.v1.TakenBack.
+ * Use `create(TakenBackSchema)` to create a new message.
+ */
+export const TakenBackSchema: GenMessage<TakenBack> = /*@__PURE__*/
+  messageDesc(file_chess_v1_rules, 26);
 
 /**
  * @generated from message chess.v1.GetGameRequest
@@ -1112,7 +1193,7 @@ export type GetGameRequest = Message<"chess.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 25);
+  messageDesc(file_chess_v1_rules, 27);
 
 /**
  * @generated from message chess.v1.MakeMoveRequest
@@ -1169,7 +1250,7 @@ export type MakeMoveRequest = Message<"chess.v1.MakeMoveRequest"> & {
  * Use `create(MakeMoveRequestSchema)` to create a new message.
  */
 export const MakeMoveRequestSchema: GenMessage<MakeMoveRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 26);
+  messageDesc(file_chess_v1_rules, 28);
 
 /**
  * @generated from message chess.v1.ResignRequest
@@ -1198,7 +1279,7 @@ export type ResignRequest = Message<"chess.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 27);
+  messageDesc(file_chess_v1_rules, 29);
 
 /**
  * @generated from message chess.v1.RespondToDrawRequest
@@ -1234,7 +1315,7 @@ export type RespondToDrawRequest = Message<"chess.v1.RespondToDrawRequest"> & {
  * Use `create(RespondToDrawRequestSchema)` to create a new message.
  */
 export const RespondToDrawRequestSchema: GenMessage<RespondToDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 28);
+  messageDesc(file_chess_v1_rules, 30);
 
 /**
  * @generated from message chess.v1.ClaimDrawRequest
@@ -1272,7 +1353,7 @@ export type ClaimDrawRequest = Message<"chess.v1.ClaimDrawRequest"> & {
  * Use `create(ClaimDrawRequestSchema)` to create a new message.
  */
 export const ClaimDrawRequestSchema: GenMessage<ClaimDrawRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 29);
+  messageDesc(file_chess_v1_rules, 31);
 
 /**
  * @generated from message chess.v1.WatchGameRequest
@@ -1289,7 +1370,7 @@ export type WatchGameRequest = Message<"chess.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 30);
+  messageDesc(file_chess_v1_rules, 32);
 
 /**
  * @generated from message chess.v1.PlayedMove
@@ -1325,7 +1406,7 @@ export type PlayedMove = Message<"chess.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 31);
+  messageDesc(file_chess_v1_rules, 33);
 
 /**
  * @generated from message chess.v1.GameState
@@ -1439,6 +1520,20 @@ export type GameState = Message<"chess.v1.GameState"> & {
    * @generated from field: repeated chess.v1.Touch touches = 19;
    */
   touches: Touch[];
+
+  /**
+   * Whether takebacks are allowed (a casual game, CreateGameRequest.takebacks).
+   *
+   * @generated from field: bool takebacks = 20;
+   */
+  takebacks: boolean;
+
+  /**
+   * Every takeback so far, in order.
+   *
+   * @generated from field: repeated chess.v1.TakenBack taken_back = 21;
+   */
+  takenBack: TakenBack[];
 };
 
 /**
@@ -1446,7 +1541,7 @@ export type GameState = Message<"chess.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 32);
+  messageDesc(file_chess_v1_rules, 34);
 
 /**
  * @generated from message chess.v1.GameEvent
@@ -1468,7 +1563,7 @@ export type GameEvent = Message<"chess.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_chess_v1_rules, 33);
+  messageDesc(file_chess_v1_rules, 35);
 
 /**
  * @generated from enum chess.v1.GameEvent.Kind
@@ -1519,13 +1614,20 @@ export enum GameEvent_Kind {
    * @generated from enum value: KIND_TOUCH = 7;
    */
   TOUCH = 7,
+
+  /**
+   * Moves were taken back (see `state.taken_back`).
+   *
+   * @generated from enum value: KIND_TAKE_BACK = 8;
+   */
+  TAKE_BACK = 8,
 }
 
 /**
  * Describes the enum chess.v1.GameEvent.Kind.
  */
 export const GameEvent_KindSchema: GenEnum<GameEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_chess_v1_rules, 33, 0);
+  enumDesc(file_chess_v1_rules, 35, 0);
 
 /**
  * What happens to an illegal move in a game.
@@ -1743,6 +1845,21 @@ export const GameService: GenService<{
   touchPiece: {
     methodKind: "unary";
     input: typeof TouchPieceRequestSchema;
+    output: typeof GameStateSchema;
+  },
+  /**
+   * Takes back the asking side's last move in a game created with `takebacks` (a casual
+   * game): one ply when the opponent has not answered it yet, two (the move and the reply)
+   * when it has. Granted at once, recorded in the game's log as an event, shown in
+   * `GameState.taken_back`; the clocks keep the times they show (nothing is given back).
+   * Refused with FAILED_PRECONDITION in a game without takebacks, once the game is over,
+   * or when the side has no move to take back.
+   *
+   * @generated from rpc chess.v1.GameService.TakeBack
+   */
+  takeBack: {
+    methodKind: "unary";
+    input: typeof TakeBackRequestSchema;
     output: typeof GameStateSchema;
   },
 }> = /*@__PURE__*/
