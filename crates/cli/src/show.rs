@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use chess_proto::v1::{self, GameEvent, GameState, Score, game_event::Kind, score};
 use chess_rules::Position;
-use chess_rules_service::TimeControl;
+use chess_wire::TimeControl;
 
 /// `+0.35`, `-1.20`, `#3`, `#-2`: from the side to move's point of view.
 pub(crate) fn score_text(score: Option<&Score>) -> String {

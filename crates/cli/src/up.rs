@@ -16,17 +16,16 @@
 //! their gRPC health checks a `chess up: ready` block follows with ready-to-paste examples.
 //! Ctrl-C or SIGTERM stops them gracefully and the process exits 0.
 
-use std::ffi::OsString;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chess_gateway::GatewayConfig;
+use chess_gateway::{AuthMode, GatewayConfig};
 use chess_rules_service::Config as RulesConfig;
 use chess_rules_service::StoreKind;
-use chess_search_service::Config as SearchConfig;
+use chess_search_service::{Config as SearchConfig, TablesSpec};
 use chess_service_kit::{LogFormat, Shutdown};
-use clap::{Args, Parser as _};
+use clap::Args;
 use tokio::sync::mpsc;
 use tonic::transport::Endpoint;
 use tonic_health::pb::HealthCheckRequest;
@@ -88,7 +87,7 @@ pub struct UpArgs {
     /// every ending up to 4 pieces in DATA_DIR/tables in the background on first use (about
     /// 10 minutes on two cores, 182 MB; reused when there and valid).
     #[arg(long, env = "CHESS_SEARCH_TABLES", value_name = "DIR|generate")]
-    tables: Option<String>,
+    tables: Option<TablesSpec>,
     /// Requests per second the gateway allows each caller; 0, the default, sets no limit: on
     /// loopback the only caller is you, and a load test should meet the servers, not a limit.
     #[arg(long, env = "CHESS_GATEWAY_RATE_LIMIT", default_value_t = 0)]
@@ -200,7 +199,6 @@ fn plan(
     rules_addr: SocketAddr,
     search_addr: SocketAddr,
 ) -> CliResult<Plan> {
-    let grace = args.shutdown_grace_secs.to_string();
     let kind = match (args.memory, args.store) {
         (true, None | Some(StoreKind::Memory)) => StoreKind::Memory,
         (true, Some(_)) => {
@@ -210,87 +208,46 @@ fn plan(
         }
         (false, kind) => kind.unwrap_or(StoreKind::Redb),
     };
-    let (store, kind_arg) = match kind {
-        StoreKind::Memory => ("in memory (lost when the stack stops)".to_owned(), "memory"),
-        StoreKind::Redb => (
-            format!(
-                "in {}",
-                chess_rules_service::store::RedbStore::path_in(&args.data_dir).display()
-            ),
-            "redb",
+    let store = match kind {
+        StoreKind::Memory => "in memory (lost when the stack stops)".to_owned(),
+        StoreKind::Redb => format!(
+            "in {}",
+            chess_rules_service::store::RedbStore::path_in(&args.data_dir).display()
         ),
-        StoreKind::Postgres => (
-            format!(
-                "in PostgreSQL {}",
-                chess_rules_service::store::redact_url(
-                    args.database_url.as_deref().unwrap_or_default()
-                )
-            ),
-            "postgres",
+        StoreKind::Postgres => format!(
+            "in PostgreSQL {}",
+            chess_rules_service::store::redact_url(
+                args.database_url.as_deref().unwrap_or_default()
+            )
         ),
     };
-    let mut rules_args: Vec<OsString> = vec![
-        "chess-rules-service".into(),
-        "--listen".into(),
-        rules_addr.to_string().into(),
-        "--data-dir".into(),
-        args.data_dir.clone().into(),
-        "--store".into(),
-        kind_arg.into(),
-        "--metrics-listen".into(),
-        args.rules_metrics_listen.to_string().into(),
-        "--shutdown-grace-secs".into(),
-        grace.clone().into(),
-    ];
-    if let Some(url) = &args.database_url {
-        rules_args.extend(["--database-url".into(), url.into()]);
-    }
-    let rules = RulesConfig::try_parse_from(rules_args)
-        .map_err(|e| CliError::usage(format!("rules service configuration: {}", first_line(&e))))?;
-    let mut search_args: Vec<OsString> = vec![
-        "chess-search-service".into(),
-        "--listen".into(),
-        search_addr.to_string().into(),
-        "--hash-mb".into(),
-        args.search_hash_mb.to_string().into(),
-        "--metrics-listen".into(),
-        args.search_metrics_listen.to_string().into(),
-        "--shutdown-grace-secs".into(),
-        grace.clone().into(),
-    ];
-    if let Some(w) = args.search_workers {
-        search_args.extend(["--workers".into(), w.to_string().into()]);
-    }
-    if let Some(tables) = &args.tables {
-        search_args.extend([
-            "--tables".into(),
-            tables.into(),
-            "--data-dir".into(),
-            args.data_dir.clone().into(),
-        ]);
-    }
-    let search = SearchConfig::try_parse_from(search_args).map_err(|e| {
-        CliError::usage(format!("search service configuration: {}", first_line(&e)))
-    })?;
-    let gateway_args: Vec<OsString> = vec![
-        "chess-gateway".into(),
-        "--listen".into(),
-        gateway_addr.to_string().into(),
-        "--rules-addr".into(),
-        format!("http://{rules_addr}").into(),
-        "--search-addr".into(),
-        format!("http://{search_addr}").into(),
-        "--auth".into(),
-        "open".into(),
-        "--rate-limit".into(),
-        args.rate_limit.to_string().into(),
-        "--metrics-listen".into(),
-        args.metrics_listen.to_string().into(),
-        "--shutdown-grace-secs".into(),
-        grace.into(),
-    ];
-    let gateway = GatewayConfig::try_parse_from(gateway_args)
-        .map_err(|e| CliError::usage(format!("gateway configuration: {}", first_line(&e))))?;
+    // Each service's configuration from its defaults, set field by field: neither the
+    // command line nor the services' own environment variables (`CHESS_RULES_*`,
+    // `CHESS_METRICS_LISTEN`, ...) reach the stack `chess up` starts, only its own flags.
+    let grace = args.shutdown_grace_secs;
+    let mut rules: RulesConfig = service_defaults("rules service")?;
+    rules.listen = rules_addr;
+    rules.data_dir = args.data_dir.clone();
+    rules.store = kind;
+    rules.database_url = args.database_url.clone();
+    rules.common.metrics_listen = args.rules_metrics_listen;
+    rules.common.shutdown_grace_secs = grace;
+    let mut search: SearchConfig = service_defaults("search service")?;
+    search.listen = search_addr;
+    search.hash_mb = args.search_hash_mb;
+    search.workers = args.search_workers.or(search.workers);
+    search.tables = args.tables.clone();
+    search.data_dir = args.data_dir.clone();
+    search.common.metrics_listen = args.search_metrics_listen;
+    search.common.shutdown_grace_secs = grace;
+    let mut gateway: GatewayConfig = service_defaults("gateway")?;
+    gateway.listen = gateway_addr;
+    gateway.rules_addr = vec![format!("http://{rules_addr}")];
+    gateway.search_addr = vec![format!("http://{search_addr}")];
+    gateway.auth = AuthMode::Open;
+    gateway.rate_limit = args.rate_limit;
+    gateway.common.metrics_listen = args.metrics_listen;
+    gateway.common.shutdown_grace_secs = grace;
     gateway
         .validate()
         .map_err(|e| CliError::usage(format!("gateway configuration: {e}")))?;
@@ -303,6 +260,13 @@ fn plan(
         gateway,
         store,
     })
+}
+
+/// A service's configuration at its defaults (see [`chess_service_kit::defaults`]); `what`
+/// names the service in the error, which would be a defect of its flags.
+fn service_defaults<C: clap::Parser>(what: &str) -> CliResult<C> {
+    chess_service_kit::defaults::<C>()
+        .map_err(|e| CliError::usage(format!("{what} configuration: {}", first_line(&e))))
 }
 
 fn first_line(e: &clap::Error) -> String {

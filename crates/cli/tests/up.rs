@@ -72,6 +72,32 @@ fn up_keeps_games_in_the_data_dir_across_restarts() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// The services' own environment variables are for the services run alone: `chess up` sets
+/// their configuration from its own flags, so a stray `CHESS_RULES_*`, `CHESS_SEARCH_*`,
+/// `CHESS_GATEWAY_*` or `CHESS_METRICS_LISTEN` (one metrics address for three services) in the
+/// shell changes nothing.
+#[test]
+fn up_ignores_the_services_own_environment() {
+    let dir = TempDir::new("up-env");
+    let stack = Stack::start_with_env(
+        dir.path(),
+        &["--memory"],
+        &[
+            ("CHESS_RULES_MAX_MOVES", "not-a-number"),
+            ("CHESS_RULES_DATA_DIR", "/proc/not-here"),
+            ("CHESS_SEARCH_MAX_TIME_MS", "not-a-number"),
+            ("CHESS_GATEWAY_AUTH", "keys"),
+            ("CHESS_METRICS_LISTEN", "127.0.0.1:1"),
+        ],
+    );
+    assert!(stack.startup.join("\n").contains("chess up: ready"));
+    let run = stack.chess(&["rules", "legal-moves"]);
+    run.assert_ok();
+    assert_eq!(run.lines().len(), 20);
+    let (status, rest) = stack.stop();
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+}
+
 #[test]
 fn up_memory_store_forgets_games() {
     let dir = TempDir::new("up-memory");

@@ -13,7 +13,7 @@ use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic_prost::{ProstCodec, ProstDecoder, ProstEncoder};
 
-use crate::convert::bounded;
+use crate::field::bounded;
 
 /// [`ProstCodec`] with decoding errors reported as `INVALID_ARGUMENT`.
 #[derive(Debug, Clone)]

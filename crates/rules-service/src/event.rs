@@ -5,7 +5,7 @@ use chess_rules::Color;
 use serde::{Deserialize, Serialize};
 
 use crate::arbiter::ArbiterMode;
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 /// Milliseconds since the Unix epoch: the time an event is stamped with.
 pub fn now_ms() -> u64 {

@@ -6,9 +6,9 @@
 //! embedded redb file under the data directory, and a move is acknowledged only after its
 //! event is on disk.
 //!
-//! Other crates use [`Config`] and [`run`] (the binary, `chess up`), [`TimeControl`] (the
-//! CLI shows a game's time control as the service writes it) and [`store`] (`chess store
-//! export|import` and the store tests against PostgreSQL); the rest is private.
+//! Other crates use [`Config`] and [`run`] (the binary, `chess up`) and [`store`] (`chess store
+//! export|import` and the store tests against PostgreSQL); the rest is private. Time controls
+//! are `chess-wire`'s (the CLI writes them too).
 
 #![forbid(unsafe_code)]
 
@@ -21,7 +21,6 @@ mod rules_api;
 mod session;
 mod small_answers;
 pub mod store;
-mod timecontrol;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -38,7 +37,6 @@ use tonic::codec::CompressionEncoding;
 pub(crate) use config::Limits;
 pub use config::{Config, StoreKind};
 pub use game_id::GameId;
-pub use timecontrol::TimeControl;
 
 /// Why the service could not start, or stopped serving.
 #[derive(Debug, thiserror::Error)]

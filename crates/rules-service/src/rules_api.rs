@@ -2,6 +2,7 @@
 
 use chess_knowledge::Verdict;
 use chess_pgn::{PgnError, PgnGame};
+use chess_proto::FieldViolation;
 use chess_proto::v1::rules_service_server::RulesService;
 use chess_proto::v1::{
     self, ConvertMovesRequest, ConvertMovesResponse, DescribePositionRequest,
@@ -10,11 +11,11 @@ use chess_proto::v1::{
     ValidateFenRequest, ValidateFenResponse, WinnabilityRequest, WinnabilityResponse,
     WritePgnRequest, WritePgnResponse, side_winnability, winnability_request,
 };
-use chess_proto::{
-    FieldViolation, color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto,
-    opening_to_proto, outcome_to_proto, position_from_fen, report_to_proto,
-};
 use chess_rules::{Color, DrawReason, EnPassantMode, FenOptions, Game, Outcome, Position};
+use chess_wire::{
+    color_from_proto, color_to_proto, draw_rule, move_from_text, move_to_proto, opening_to_proto,
+    outcome_to_proto, position_from_fen, report_to_proto,
+};
 use tonic::{Request, Response, Status};
 
 use crate::Limits;

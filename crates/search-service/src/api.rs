@@ -8,13 +8,13 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use chess_proto::FieldViolation;
-use chess_proto::convert::{move_to_proto, position_from_fen};
 use chess_proto::v1;
 use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
 use chess_search::batched;
 use chess_search::{EvalSource, Score, SearchResult, SplitMix64, TranspositionTable};
 use chess_service_kit::gzip_if_large;
+use chess_wire::{move_to_proto, position_from_fen};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Request, Response, Status};

@@ -4,10 +4,10 @@
 use std::fmt::Display;
 
 use chess_proto::FieldViolation;
-use chess_proto::convert::{move_from_text, position_from_fen};
 use chess_proto::v1;
 use chess_rules::{Game, Outcome, Position};
 use chess_search::{Limits, SplitMix64};
+use chess_wire::{move_from_text, position_from_fen};
 use tonic::Status;
 
 use crate::Config;

@@ -28,11 +28,10 @@
 //! **Centipawn loss** compares the two scores clamped to ±1000 cp (a mate counts as 1000).
 
 use chess_pgn::{Line as PgnLine, Node, PgnGame, nag_from_symbol};
-use chess_proto::convert::{color_to_proto, move_to_proto};
-use chess_proto::knowledge::opening_to_proto;
 use chess_proto::v1;
 use chess_rules::{Color, Move, Position};
 use chess_search::{Line, Score, see_ge};
+use chess_wire::{color_to_proto, move_to_proto, opening_to_proto};
 
 use crate::wire::{pv_to_proto, score_to_proto};
 

@@ -44,6 +44,14 @@ pub enum TablesSpec {
 }
 
 /// `--tables` text: `generate`, or a folder.
+impl std::str::FromStr for TablesSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<TablesSpec, String> {
+        parse_spec(text)
+    }
+}
+
 pub fn parse_spec(text: &str) -> Result<TablesSpec, String> {
     match text.trim() {
         "" => Err("expected a folder of tables or `generate`".to_owned()),

@@ -1,10 +1,10 @@
 //! The search's results on the wire: scores, win/draw/loss, principal variations and analysis
-//! lines as `chess.v1` messages (moves through [`chess_proto::convert`]).
+//! lines as `chess.v1` messages (moves through `chess-wire`).
 
-use chess_proto::convert::{move_to_proto, outcome_to_proto};
 use chess_proto::v1;
 use chess_rules::{Outcome, Position, WinReason};
 use chess_search::{Line, Score};
+use chess_wire::{move_to_proto, outcome_to_proto};
 
 /// A score as the wire's centipawns or mate in N.
 pub fn score_to_proto(score: Score) -> v1::Score {

@@ -3,6 +3,18 @@ use std::time::Duration;
 
 use crate::ConnectionLimits;
 
+/// A service's configuration at its defaults, read from neither the command line nor the
+/// environment: for a program that starts services in-process (`chess up`) and sets what it
+/// needs field by field, so that no `CHESS_*` variable meant for a standalone service changes
+/// them behind its back.
+pub fn defaults<C: clap::Parser>() -> Result<C, clap::Error> {
+    let matches = C::command()
+        .no_binary_name(true)
+        .mut_args(|a| a.env(None::<&str>))
+        .try_get_matches_from(Vec::<std::ffi::OsString>::new())?;
+    C::from_arg_matches(&matches)
+}
+
 /// Log output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {

@@ -21,7 +21,7 @@ mod shutdown;
 mod telemetry;
 
 pub use compression::{GZIP_MIN_BYTES, gzip_if_large};
-pub use config::{CommonArgs, LogFormat};
+pub use config::{CommonArgs, LogFormat, defaults};
 pub use connections::{
     Connection, ConnectionLimits, Incoming, OpenCallsLayer, OpenCallsService, Peer, grpc_server,
     remote_addr,

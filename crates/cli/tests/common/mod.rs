@@ -182,6 +182,11 @@ pub fn listening_addr(line: &str, service: &str) -> Option<String> {
 impl Stack {
     /// `chess up` on free ports with its store in `data_dir`, plus `extra` flags.
     pub fn start(data_dir: &Path, extra: &[&str]) -> Stack {
+        Stack::start_with_env(data_dir, extra, &[])
+    }
+
+    /// The same with environment variables set for `chess up`.
+    pub fn start_with_env(data_dir: &Path, extra: &[&str], envs: &[(&str, &str)]) -> Stack {
         let mut args = vec![
             "up",
             "--listen",
@@ -201,6 +206,7 @@ impl Stack {
         ];
         args.extend_from_slice(extra);
         let mut child = command(&args)
+            .envs(envs.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

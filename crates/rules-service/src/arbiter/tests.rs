@@ -4,7 +4,7 @@ use super::*;
 use crate::event::{Event, Side};
 use crate::session::Session;
 use crate::session::tests::{mv, run};
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 fn arbiter_game(mode: ArbiterMode, fen: &str, tc: Option<&str>) -> Session {
     Session::create(&Event::Created {

@@ -5,14 +5,15 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
+use chess_proto::FieldViolation;
 use chess_proto::v1::game_service_server::GameService;
 use chess_proto::v1::{
     ClaimDrawRequest, CreateGameRequest, GameEvent, GameState, GetGameRequest, MakeMoveRequest,
     ResignRequest, RespondToDrawRequest, TakeBackRequest, TouchPieceRequest, WatchGameRequest,
     game_event::Kind,
 };
-use chess_proto::{FieldViolation, move_from_text, position_from_fen};
 use chess_service_kit::{MetricCounter, MetricGauge, Shutdown};
+use chess_wire::{move_from_text, position_from_fen};
 use tokio::sync::broadcast;
 use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};

@@ -6,7 +6,7 @@ use chess_rules::{Outcome, WinReason};
 use crate::GameId;
 use crate::arbiter::{ArbiterMode, FoulRecord};
 use crate::session::Session;
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 /// `YYYY.MM.DD` of a Unix time in ms (PGN's date format).
 fn pgn_date(ms: u64) -> String {

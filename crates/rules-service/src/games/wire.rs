@@ -3,11 +3,12 @@
 //! becomes a `GameState`, and session and store errors become statuses.
 
 use chess_proto::v1::{self, CreateGameRequest, GameState, game_event::Kind};
-use chess_proto::{
-    FieldViolation, color_from_proto, color_to_proto, draw_rule, game_uuid_from_text,
-    move_to_proto, opening_to_proto, outcome_to_proto, request_id_from_text,
-};
+use chess_proto::{FieldViolation, game_uuid_from_text, request_id_from_text};
 use chess_rules::{Color, Position};
+use chess_wire::{
+    TimeControl, color_from_proto, color_to_proto, draw_rule, move_to_proto, opening_to_proto,
+    outcome_to_proto,
+};
 use tonic::{Code, Status};
 
 use super::pgn::pgn_of;
@@ -16,7 +17,6 @@ use crate::arbiter::ArbiterMode;
 use crate::event::Event;
 use crate::session::{Session, SessionError};
 use crate::store::StoreError;
-use crate::timecontrol::TimeControl;
 
 pub(super) fn session_status(e: SessionError) -> Status {
     let (field, code) = match &e {
@@ -87,20 +87,6 @@ pub(super) fn required_side(value: i32) -> Result<Color, Status> {
     })
 }
 
-pub(super) fn tc_to_proto(tc: &TimeControl) -> v1::TimeControl {
-    v1::TimeControl {
-        periods: tc
-            .periods
-            .iter()
-            .map(|p| v1::TimeControlPeriod {
-                moves: p.moves,
-                base_ms: p.base_ms,
-                increment_ms: p.increment_ms,
-            })
-            .collect(),
-    }
-}
-
 pub(super) fn tc_from_request(req: &CreateGameRequest) -> Result<Option<TimeControl>, Status> {
     if let Some(tc) = &req.time_control {
         let periods = TimeControl::periods_from_proto(tc);
@@ -166,7 +152,7 @@ pub(super) fn state_of(id: GameId, s: &Session, now: u64) -> GameState {
         turn: color_to_proto(pos.turn()).into(),
         moves,
         ply: s.ply(),
-        time_control: s.time_control.as_ref().map(tc_to_proto),
+        time_control: s.time_control.as_ref().map(TimeControl::to_proto),
         clock,
         draw_offer_from: s
             .draw_offer

@@ -16,7 +16,7 @@ pub use self::error::{SessionError, TouchMove};
 pub use self::judge::dead_reason;
 use crate::arbiter::{Arbiter, ArbiterMode, Penalty};
 use crate::event::Event;
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 /// One played move's record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

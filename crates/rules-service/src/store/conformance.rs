@@ -5,7 +5,7 @@
 use super::{GameStore, StoreError};
 use crate::GameId;
 use crate::event::{Event, Side};
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 fn created(tc: Option<&str>) -> Event {
     Event::Created {

@@ -13,7 +13,7 @@ use super::{GameStore, MemoryStore, PostgresOptions, PostgresStore, RedbStore, S
 use crate::GameId;
 use crate::event::Event;
 use crate::session::{Session, check_player_name};
-use crate::timecontrol::TimeControl;
+use chess_wire::TimeControl;
 
 /// Games read from the store per page while exporting.
 const PAGE: usize = 500;

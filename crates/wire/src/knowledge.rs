@@ -2,7 +2,7 @@
 
 use chess_knowledge::{Classification, PawnStructure, Report};
 
-use crate::v1;
+use chess_proto::v1;
 
 /// The opening as the wire carries it (all fields empty when nothing is known).
 pub fn opening_to_proto(c: &Classification) -> v1::OpeningInfo {

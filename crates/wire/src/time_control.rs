@@ -31,7 +31,7 @@ impl TimeControl {
     /// Reads `5+3`, `0.5+0`, `90+30`, `40/90+30:30+30` (minutes, then seconds).
     ///
     /// ```
-    /// use chess_rules_service::TimeControl;
+    /// use chess_wire::TimeControl;
     /// let tc = TimeControl::parse("40/90+30:30+30").unwrap();
     /// assert_eq!(tc.periods.len(), 2);
     /// assert_eq!(tc.periods[0].moves, 40);
@@ -123,6 +123,21 @@ impl TimeControl {
 }
 
 impl TimeControl {
+    /// The time control as the wire carries it.
+    pub fn to_proto(&self) -> chess_proto::v1::TimeControl {
+        chess_proto::v1::TimeControl {
+            periods: self
+                .periods
+                .iter()
+                .map(|p| chess_proto::v1::TimeControlPeriod {
+                    moves: p.moves,
+                    base_ms: p.base_ms,
+                    increment_ms: p.increment_ms,
+                })
+                .collect(),
+        }
+    }
+
     /// The periods of a wire time control, unvalidated (see [`TimeControl::new`]).
     pub fn periods_from_proto(tc: &chess_proto::v1::TimeControl) -> Vec<Period> {
         tc.periods
