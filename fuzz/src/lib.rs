@@ -4,6 +4,8 @@
 //! Chess over a plain 64-square array (no bitboards, no magic tables, no pins): every target
 //! compares the library's legal move list against it.
 
+#![forbid(unsafe_code)]
+
 use chess_rules::{
     EnPassantMode, FenOptions, Move, PieceLetters, Position, SanOptions, SanStrictness, Setup,
 };

@@ -9,6 +9,8 @@
 //! `CHESS_BENCH_CLIENTS` (default 8) and `CHESS_BENCH_SECS` (default 5) change the load.
 //! Run without `--bench` (as `cargo test --benches` does) it makes a one-second smoke run.
 
+#![forbid(unsafe_code)]
+
 use std::time::{Duration, Instant};
 
 use chess_integration_tests::Stack;

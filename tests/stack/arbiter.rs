@@ -2,53 +2,24 @@
 //! games with clocks that end by each penalty for illegal moves, fouls seen by GetGame,
 //! WatchGame and the PGN, and the touch-move rule refusing a move.
 
-use chess_integration_tests::{Stack, assert_field_error};
+use chess_integration_tests::games::{Games, ann_v_bob, clients, create, outcome, play};
+use chess_integration_tests::{Stack, assert_field_error, runtime};
 use chess_proto::v1::game_event::Kind;
-use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::outcome::{Result as R, Rule};
 use chess_proto::v1::{
-    Color, CreateGameRequest, DescribePositionRequest, GameState, GetGameRequest, IllegalMoves,
+    Color, CreateGameRequest, DescribePositionRequest, GetGameRequest, IllegalMoves,
     MakeMoveRequest, PositionStatusRequest, TouchPieceRequest, WatchGameRequest,
 };
 use tokio_stream::StreamExt;
 use tonic::Code;
-use tonic::transport::Channel;
 
-use crate::{clients, runtime};
-
-type Games = GameServiceClient<Channel>;
-
-async fn new_game(games: &mut Games, fen: &str, mode: IllegalMoves) -> String {
-    games
-        .create_game(CreateGameRequest {
-            start_fen: fen.into(),
-            time_control_text: "5+0".into(),
-            white: "Ann".into(),
-            black: "Bob".into(),
-            illegal_moves: mode.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id
-}
-
-async fn mv(games: &mut Games, id: &str, text: &str) -> GameState {
-    games
-        .make_move(MakeMoveRequest {
-            game_id: id.into(),
-            r#move: text.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
-        .into_inner()
-}
-
-fn outcome(state: &GameState) -> (i32, i32) {
-    let o = state.outcome.as_ref().expect("game over");
-    (o.result, o.rule)
+/// A game of Ann against Bob at 5+0 from `fen`, with illegal moves handled as `mode` says.
+async fn game_in_mode(games: &mut Games, fen: &str, mode: IllegalMoves) -> String {
+    let request = CreateGameRequest {
+        illegal_moves: mode.into(),
+        ..ann_v_bob(fen, "5+0")
+    };
+    create(games, request).await
 }
 
 #[test]
@@ -56,7 +27,7 @@ fn fide_mode_two_minutes_then_loss_seen_everywhere() {
     let stack = Stack::start();
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
-        let id = new_game(&mut games, "", IllegalMoves::Fide).await;
+        let id = game_in_mode(&mut games, "", IllegalMoves::Fide).await;
         let mut watch = games
             .watch_game(WatchGameRequest {
                 game_id: id.clone(),
@@ -64,12 +35,12 @@ fn fide_mode_two_minutes_then_loss_seen_everywhere() {
             .await
             .unwrap()
             .into_inner();
-        mv(&mut games, &id, "e4").await;
-        mv(&mut games, &id, "f6").await;
-        mv(&mut games, &id, "Bc4").await;
+        play(&mut games, &id, &["e4"]).await;
+        play(&mut games, &id, &["f6"]).await;
+        play(&mut games, &id, &["Bc4"]).await;
         // Black's king steps onto the bishop's diagonal: a foul, the position stays, and
         // white gets two minutes.
-        let s = mv(&mut games, &id, "Kf7").await;
+        let s = play(&mut games, &id, &["Kf7"]).await;
         assert_eq!(s.ply, 3, "the illegal move is not played");
         assert_eq!(s.fouls.len(), 1);
         let f = &s.fouls[0];
@@ -109,10 +80,10 @@ fn fide_mode_two_minutes_then_loss_seen_everywhere() {
             Code::InvalidArgument,
             "move",
         );
-        mv(&mut games, &id, "Nh6").await;
-        mv(&mut games, &id, "Nf3").await;
+        play(&mut games, &id, &["Nh6"]).await;
+        play(&mut games, &id, &["Nf3"]).await;
         // A second illegal move (the f8 bishop is blocked by e7) loses.
-        let s = mv(&mut games, &id, "Bf8c5").await;
+        let s = play(&mut games, &id, &["Bf8c5"]).await;
         assert_eq!(
             s.fouls[1].reason,
             "the bishop's path from f8 to c5 is blocked by Pe7"
@@ -153,13 +124,13 @@ fn three_strikes_and_the_insufficient_material_draw() {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
         // Three strikes counts the king moved onto an attacked square (送王): the third loses.
-        let id = new_game(
+        let id = game_in_mode(
             &mut games,
             "4k3/8/8/8/8/8/r6P/R3K3 w - - 0 1",
             IllegalMoves::ThreeStrikes,
         )
         .await;
-        let s = mv(&mut games, &id, "Ke2").await;
+        let s = play(&mut games, &id, &["Ke2"]).await;
         assert_eq!(s.fouls[0].penalty, "strike 1 of 3");
         assert_eq!(
             s.fouls[0].reason,
@@ -177,16 +148,16 @@ fn three_strikes_and_the_insufficient_material_draw() {
                 .expect_err(slip);
             assert_eq!(e.code(), Code::InvalidArgument, "{slip}: {e:?}");
         }
-        let s = mv(&mut games, &id, "Kf1").await;
+        let s = play(&mut games, &id, &["Kf1"]).await;
         assert_eq!(s.fouls.len(), 1, "pawn and rook slips are no strikes");
-        mv(&mut games, &id, "Ke7").await;
-        let s = mv(&mut games, &id, "Kf2").await;
+        play(&mut games, &id, &["Ke7"]).await;
+        let s = play(&mut games, &id, &["Kf2"]).await;
         assert_eq!(s.fouls[1].penalty, "strike 2 of 3");
         // No time is given under three strikes.
         assert!(s.clock.unwrap().black_ms <= 300_000);
-        mv(&mut games, &id, "Kg1").await;
-        mv(&mut games, &id, "Ke8").await;
-        let s = mv(&mut games, &id, "Kg2").await;
+        play(&mut games, &id, &["Kg1"]).await;
+        play(&mut games, &id, &["Ke8"]).await;
+        let s = play(&mut games, &id, &["Kg2"]).await;
         assert_eq!(
             outcome(&s),
             (R::BlackWins as i32, Rule::IllegalMoves as i32)
@@ -194,14 +165,14 @@ fn three_strikes_and_the_insufficient_material_draw() {
         assert_eq!(s.fouls.len(), 3);
 
         // FIDE mode, black's second foul, white has a bare king: a draw.
-        let id = new_game(
+        let id = game_in_mode(
             &mut games,
             "4k3/8/8/8/8/8/4p3/K7 b - - 0 1",
             IllegalMoves::Fide,
         )
         .await;
-        mv(&mut games, &id, "e8e6").await;
-        let s = mv(&mut games, &id, "e2e4").await;
+        play(&mut games, &id, &["e8e6"]).await;
+        let s = play(&mut games, &id, &["e2e4"]).await;
         assert_eq!(
             outcome(&s),
             (
@@ -211,7 +182,7 @@ fn three_strikes_and_the_insufficient_material_draw() {
         );
 
         // A reject-mode game refuses illegal moves as before.
-        let id = new_game(&mut games, "", IllegalMoves::Reject).await;
+        let id = game_in_mode(&mut games, "", IllegalMoves::Reject).await;
         assert_field_error(
             games
                 .make_move(MakeMoveRequest {
@@ -231,7 +202,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
     let stack = Stack::start();
     runtime().block_on(async {
         let (mut rules, mut games) = clients(&stack).await;
-        let id = new_game(&mut games, "", IllegalMoves::Reject).await;
+        let id = game_in_mode(&mut games, "", IllegalMoves::Reject).await;
         let s = games
             .touch_piece(TouchPieceRequest {
                 game_id: id.clone(),
@@ -256,7 +227,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
             "move",
         );
         assert!(refused.message().contains("touch-move"), "{refused:?}");
-        let s = mv(&mut games, &id, "Nf3").await;
+        let s = play(&mut games, &id, &["Nf3"]).await;
         assert!(s.touches.is_empty());
         // J'adoube binds nothing; touching out of turn or an empty square is refused.
         games
@@ -295,7 +266,7 @@ fn touch_move_and_knowledge_through_the_gateway() {
             Code::InvalidArgument,
             "square",
         );
-        let s = mv(&mut games, &id, "c5").await;
+        let s = play(&mut games, &id, &["c5"]).await;
         let o = s.opening.unwrap();
         assert_eq!(
             (o.eco.as_str(), o.name.as_str(), o.class.as_str()),

@@ -2,24 +2,11 @@
 
 use std::time::Duration;
 
-use chess_integration_tests::Stack;
+use chess_integration_tests::status::with_key;
+use chess_integration_tests::{Stack, runtime};
 use chess_proto::v1::LegalMovesRequest;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use tonic::Code;
-use tonic::metadata::MetadataValue;
-
-use crate::runtime;
-
-fn with_key(key: Option<&str>) -> tonic::Request<LegalMovesRequest> {
-    let mut req = tonic::Request::new(LegalMovesRequest::default());
-    if let Some(k) = key {
-        req.metadata_mut().insert(
-            "authorization",
-            MetadataValue::try_from(format!("Bearer {k}")).unwrap(),
-        );
-    }
-    req
-}
 
 #[test]
 fn api_keys_metrics_and_graceful_shutdown() {
@@ -30,12 +17,8 @@ fn api_keys_metrics_and_graceful_shutdown() {
     runtime().block_on(async {
         let mut rules = RulesServiceClient::new(stack.gateway.channel().await);
         assert_eq!(
-            rules.legal_moves(with_key(None)).await.unwrap_err().code(),
-            Code::Unauthenticated
-        );
-        assert_eq!(
             rules
-                .legal_moves(with_key(Some("wrong")))
+                .legal_moves(tonic::Request::new(LegalMovesRequest::default()))
                 .await
                 .unwrap_err()
                 .code(),
@@ -43,7 +26,15 @@ fn api_keys_metrics_and_graceful_shutdown() {
         );
         assert_eq!(
             rules
-                .legal_moves(with_key(Some("beta-key")))
+                .legal_moves(with_key(LegalMovesRequest::default(), "wrong"))
+                .await
+                .unwrap_err()
+                .code(),
+            Code::Unauthenticated
+        );
+        assert_eq!(
+            rules
+                .legal_moves(with_key(LegalMovesRequest::default(), "beta-key"))
                 .await
                 .unwrap()
                 .into_inner()

@@ -2,15 +2,14 @@
 //! answers as the incremental CPU backend, leaves from concurrent calls sharing batches, bulk
 //! evaluation, reviews, cancellation, and the network they need.
 
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::analysis::{
+    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, long_analysis,
+    wait_for_active_searches, wait_until_cancelled,
+};
+use chess_integration_tests::metrics::metric;
+use chess_integration_tests::{Service, TempDir, bin, runtime, spawn};
 use chess_proto::v1::{
     AnalyzeResponse, EvaluatePositionsRequest, Judgement, ReviewGameRequest, SearchLimits,
-};
-
-use crate::runtime;
-use crate::search::{
-    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, long_analysis, metric,
-    search_service, wait_for_active_searches, wait_until_cancelled,
 };
 
 const FENS: &[&str] = &[
@@ -21,9 +20,11 @@ const FENS: &[&str] = &[
 ];
 
 fn backend(dir: &TempDir, backend: &str) -> Service {
-    search_service(
+    spawn::search(
         dir,
         &[
+            "--hash-mb",
+            "16",
             "--workers",
             "1",
             "--eval-file",
@@ -33,6 +34,7 @@ fn backend(dir: &TempDir, backend: &str) -> Service {
             "--tasks",
             "16",
         ],
+        &[],
     )
 }
 
@@ -102,9 +104,9 @@ fn batched_backends_answer_as_the_cpu_backend_does() {
             assert!(r.best_move.is_some());
         }
         let text = services[1].scrape_metrics();
-        let batches = metric(&text, "chess_search_eval_batch_size_count", "");
-        let leaves = metric(&text, "chess_search_eval_batch_size_sum", "");
-        let singles = metric(&text, "chess_search_eval_batch_size_bucket", "le=\"1\"");
+        let batches = metric(&text, "chess_search_eval_batch_size_count", &[]);
+        let leaves = metric(&text, "chess_search_eval_batch_size_sum", &[]);
+        let singles = metric(&text, "chess_search_eval_batch_size_bucket", &["le=\"1\""]);
         assert!(batches > 100.0, "{text}");
         assert!(
             singles < batches,
@@ -180,7 +182,7 @@ fn cancelled_batched_searches_stop() {
 
 #[test]
 fn a_batched_backend_needs_a_network() {
-    let out = std::process::Command::new(chess_integration_tests::bin("chess-search-service"))
+    let out = std::process::Command::new(bin("chess-search-service"))
         .args([
             "--listen",
             "127.0.0.1:0",
@@ -197,7 +199,7 @@ fn a_batched_backend_needs_a_network() {
         stderr.contains("--backend gpu") && stderr.contains("--eval-file"),
         "{stderr}"
     );
-    let out = std::process::Command::new(chess_integration_tests::bin("chess-search-service"))
+    let out = std::process::Command::new(bin("chess-search-service"))
         .args(["--listen", "127.0.0.1:0", "--backend", "tpu"])
         .output()
         .unwrap();

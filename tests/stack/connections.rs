@@ -10,13 +10,11 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::{Service, TempDir, runtime, spawn};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
-
-use crate::runtime;
 
 /// The HTTP/2 client preface and an empty SETTINGS frame: all a lazy client sends.
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
@@ -70,44 +68,14 @@ async fn served(from: &str, to: SocketAddr) -> Result<TcpStream, String> {
 }
 
 fn start_services(dir: &TempDir, envs: &[(&str, &str)]) -> (Service, Service, Service) {
-    let data = dir.0.join("data");
-    let data = data.to_str().expect("utf-8 path");
-    let rules = Service::start(
-        "chess-rules-service",
-        &["--listen", "127.0.0.1:0", "--data-dir", data],
+    let rules = spawn::rules(dir, &[], envs);
+    let search = spawn::search(dir, &["--workers", "1", "--hash-mb", "16"], envs);
+    let gateway = spawn::gateway(
+        dir,
+        &rules.url(),
+        &[search.url()],
+        &["--web-listen", "127.0.0.1:0", "--rate-limit", "0"],
         envs,
-        &dir.0,
-    );
-    let search = Service::start(
-        "chess-search-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--workers",
-            "1",
-            "--hash-mb",
-            "16",
-        ],
-        envs,
-        &dir.0,
-    );
-    let (rules_url, search_url) = (rules.url(), search.url());
-    let gateway = Service::start(
-        "chess-gateway",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--web-listen",
-            "127.0.0.1:0",
-            "--rules-addr",
-            &rules_url,
-            "--search-addr",
-            &search_url,
-            "--rate-limit",
-            "0",
-        ],
-        envs,
-        &dir.0,
     );
     (rules, search, gateway)
 }
@@ -292,14 +260,7 @@ fn out_of_descriptors_the_gateway_waits_and_recovers() {
     let gateway = Service::start_with_nofile(
         "chess-gateway",
         64,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--rules-addr",
-            "http://127.0.0.1:9",
-            "--rate-limit",
-            "0",
-        ],
+        &spawn::gateway_args("http://127.0.0.1:9", &[], &["--rate-limit", "0"]),
         &[
             ("CHESS_HANDSHAKE_TIMEOUT_MS", "1500"),
             ("CHESS_MAX_CONNECTIONS_PER_IP", "100000"),

@@ -5,35 +5,19 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::rng::Rng;
+use chess_integration_tests::{TempDir, runtime, spawn};
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{CreateGameRequest, GetGameRequest, MakeMoveRequest};
 use chess_rules::Position;
 
-use crate::runtime;
-
 /// Acknowledged moves (UCI) per game, as the clients saw them.
 type Acked = Arc<Mutex<HashMap<String, Vec<String>>>>;
-
-fn start(dir: &TempDir) -> Service {
-    let data = dir.0.join("data");
-    Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-        &[],
-        &dir.0,
-    )
-}
 
 #[test]
 fn kill_9_loses_no_acknowledged_move() {
     let dir = TempDir::new("crash");
-    let mut service = start(&dir);
+    let mut service = spawn::rules(&dir, &[], &[]);
     let acked: Acked = Arc::default();
     let rt = runtime();
     rt.block_on(async {
@@ -43,7 +27,7 @@ fn kill_9_loses_no_acknowledged_move() {
             let mut games = GameServiceClient::new(channel.clone());
             let acked = acked.clone();
             clients.push(tokio::spawn(async move {
-                let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ c;
+                let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15u64 ^ c);
                 let deadline = Instant::now() + Duration::from_secs(30);
                 while Instant::now() < deadline {
                     let Ok(created) = games.create_game(CreateGameRequest::default()).await else {
@@ -63,10 +47,7 @@ fn kill_9_loses_no_acknowledged_move() {
                         {
                             break;
                         }
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        let m = moves[(seed % moves.len() as u64) as usize];
+                        let m = moves[rng.below(moves.len())];
                         let req = MakeMoveRequest {
                             game_id: game.game_id.clone(),
                             r#move: m.to_string(),
@@ -107,7 +88,7 @@ fn kill_9_loses_no_acknowledged_move() {
         "only {total} moves were acknowledged before the kill"
     );
 
-    let service = start(&dir);
+    let service = spawn::rules(&dir, &[], &[]);
     let (found, extra) = rt.block_on(async {
         let mut games = GameServiceClient::new(service.channel().await);
         let mut found = 0;

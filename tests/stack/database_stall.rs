@@ -5,27 +5,16 @@
 
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::TempDir;
-use chess_integration_tests::postgres::Postgres;
+use chess_integration_tests::games::{client, mv, new_game};
+use chess_integration_tests::postgres::{Postgres, database_addr};
 use chess_integration_tests::proxy::CutProxy;
-use chess_proto::v1::{GetGameRequest, MakeMoveRequest};
+use chess_integration_tests::spawn::rules_on_postgres_via;
+use chess_integration_tests::{TempDir, runtime};
+use chess_proto::v1::GetGameRequest;
 use tonic::Code;
-
-use crate::postgres::{client, new_game};
-use crate::runtime;
-use crate::unknown_outcome::{database_addr, replica_behind};
 
 /// `--database-timeout-ms` of the replicas in these tests.
 const TIMEOUT: Duration = Duration::from_millis(2000);
-
-fn mv(id: &str, text: &str, ply: u32) -> MakeMoveRequest {
-    MakeMoveRequest {
-        game_id: id.into(),
-        r#move: text.into(),
-        expected_ply: Some(ply),
-        ..Default::default()
-    }
-}
 
 #[test]
 fn a_stalled_database_fails_calls_within_its_timeout_and_service_resumes_on_healing() {
@@ -35,16 +24,16 @@ fn a_stalled_database_fails_calls_within_its_timeout_and_service_resumes_on_heal
     let url = pg.create_database();
     let dir = TempDir::new("pg-stall");
     let proxy = CutProxy::start(database_addr(&url));
-    let a = replica_behind(&proxy, &url, &dir);
+    let a = rules_on_postgres_via(&proxy, &url, &dir);
     runtime().block_on(async {
         let mut games = client(&a).await;
-        let id = new_game(&mut games, "5+3").await;
-        games.make_move(mv(&id, "e4", 0)).await.expect("e4");
+        let id = new_game(&mut games, "", "5+3").await;
+        games.make_move(mv(&id, "e4", Some(0))).await.expect("e4");
 
         proxy.stall();
         let started = Instant::now();
         let e = games
-            .make_move(mv(&id, "e5", 1))
+            .make_move(mv(&id, "e5", Some(1)))
             .await
             .expect_err("a move while the database is unreachable");
         let took = started.elapsed();
@@ -55,7 +44,7 @@ fn a_stalled_database_fails_calls_within_its_timeout_and_service_resumes_on_heal
         );
         // A second call, on a connection the stall left behind, fails as promptly.
         let started = Instant::now();
-        let _ = games.make_move(mv(&id, "e5", 1)).await;
+        let _ = games.make_move(mv(&id, "e5", Some(1))).await;
         assert!(started.elapsed() < TIMEOUT * 3, "{:?}", started.elapsed());
 
         proxy.heal();
@@ -83,7 +72,7 @@ fn a_stalled_database_fails_calls_within_its_timeout_and_service_resumes_on_heal
         assert!(ply == 1 || ply == 2, "{game:?}");
         let next = if ply == 1 { "e5" } else { "Nf3" };
         games
-            .make_move(mv(&id, next, ply))
+            .make_move(mv(&id, next, Some(ply)))
             .await
             .expect("a move after healing");
         assert!(

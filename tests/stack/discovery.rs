@@ -7,14 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::metrics::{eventually, metric};
+use chess_integration_tests::{Service, TempDir, runtime, spawn};
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::{AnalyzeRequest, SearchLimits, ServerInfoRequest};
 use tonic::transport::Channel;
 use tonic::{Code, Request};
-
-use crate::runtime;
 
 /// Varied positions, so the replicas do real and different work.
 const FENS: [&str; 6] = [
@@ -32,55 +31,17 @@ const CONCURRENCY: usize = 6;
 /// Bound on any one call.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn search(dir: &TempDir, listen: &str) -> Service {
-    Service::start(
-        "chess-search-service",
-        &[
-            "--listen",
-            listen,
-            "--workers",
-            "1",
-            "--queue",
-            "32",
-            "--hash-mb",
-            "8",
-        ],
-        &[],
-        &dir.0,
-    )
-}
-
-fn rules(dir: &TempDir) -> Service {
-    let data = dir.0.join("data");
-    Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().expect("utf-8 path"),
-        ],
-        &[],
-        &dir.0,
-    )
-}
+/// The replicas' flags: one worker each, room to queue every call of the load.
+const SEARCH: &[&str] = &["--workers", "1", "--queue", "32", "--hash-mb", "8"];
 
 fn gateway(dir: &TempDir, rules: &Service, search_addrs: &[String]) -> Service {
-    let rules_url = rules.url();
-    let mut args = vec![
-        "--listen",
-        "127.0.0.1:0",
-        "--rules-addr",
-        &rules_url,
-        "--rate-limit",
-        "0",
-        "--search-resolve-interval-secs",
-        "1",
-    ];
-    for addr in search_addrs {
-        args.extend(["--search-addr", addr.as_str()]);
-    }
-    Service::start("chess-gateway", &args, &[], &dir.0)
+    spawn::gateway(
+        dir,
+        &rules.url(),
+        search_addrs,
+        &["--rate-limit", "0", "--search-resolve-interval-secs", "1"],
+        &[],
+    )
 }
 
 fn analyze(i: usize) -> Request<AnalyzeRequest> {
@@ -99,30 +60,13 @@ fn analyze(i: usize) -> Request<AnalyzeRequest> {
     request
 }
 
-/// A metric's value summed over its label sets (lines `name{...} value`); 0 when absent.
-pub(crate) fn metric(text: &str, name: &str, filter: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(&format!("{name}{{")) && l.contains(filter))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
 /// Analyze calls a search replica has answered, from its own metrics.
 fn answered(replica: &Service) -> f64 {
     metric(
         &replica.scrape_metrics(),
         "chess_grpc_server_handled_total",
-        "AnalysisService/Analyze\"",
+        &["AnalysisService/Analyze\""],
     )
-}
-
-/// Waits (at most 10 s) until `done` holds; a metric is recorded just after the response.
-fn eventually(what: &str, done: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 async fn search_backends(channel: Channel) -> Vec<(String, String)> {
@@ -141,8 +85,8 @@ async fn search_backends(channel: Channel) -> Vec<(String, String)> {
 #[test]
 fn killing_a_replica_mid_load_loses_no_call() {
     let dir = TempDir::new("discovery");
-    let rules = rules(&dir);
-    let mut replicas: Vec<Service> = (0..3).map(|_| search(&dir, "127.0.0.1:0")).collect();
+    let rules = spawn::rules(&dir, &[], &[]);
+    let mut replicas: Vec<Service> = (0..3).map(|_| spawn::search(&dir, SEARCH, &[])).collect();
     let addrs: Vec<String> = replicas.iter().map(Service::url).collect();
     let gateway = gateway(&dir, &rules, &addrs);
     let rt = runtime();
@@ -190,7 +134,7 @@ fn killing_a_replica_mid_load_loses_no_call() {
     let victim = &mut replicas[1];
     let started = Instant::now();
     loop {
-        let busy = metric(&victim.scrape_metrics(), "chess_grpc_server_in_flight", "");
+        let busy = metric(&victim.scrape_metrics(), "chess_grpc_server_in_flight", &[]);
         // A third into the load, with a call on the victim.
         if busy >= 1.0 && next.load(Ordering::SeqCst) >= CALLS / 3 {
             break;
@@ -232,8 +176,8 @@ fn killing_a_replica_mid_load_loses_no_call() {
         }
     }
     let text = gateway.scrape_metrics();
-    let retried = metric(&text, "chess_gateway_search_retries_total", "");
-    let ejections = metric(&text, "chess_gateway_search_ejections_total", "");
+    let retried = metric(&text, "chess_gateway_search_retries_total", &[]);
+    let ejections = metric(&text, "chess_gateway_search_ejections_total", &[]);
     eprintln!(
         "kill mid-load: {CALLS} calls ({CONCURRENCY} at a time, replica killed after {killed_at} \
          were started): {} succeeded, {retried} retried on another replica, {} failed {failed:?}; \
@@ -247,11 +191,11 @@ fn killing_a_replica_mid_load_loses_no_call() {
     );
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(
-        metric(&text, "chess_gateway_search_replicas", "service"),
+        metric(&text, "chess_gateway_search_replicas", &["service"]),
         3.0
     );
     assert_eq!(
-        metric(&text, "chess_gateway_search_replicas_healthy", "service"),
+        metric(&text, "chess_gateway_search_replicas_healthy", &["service"]),
         2.0,
         "{text}"
     );
@@ -277,7 +221,7 @@ fn killing_a_replica_mid_load_loses_no_call() {
     let after = metric(
         &gateway.scrape_metrics(),
         "chess_gateway_search_retries_total",
-        "",
+        &[],
     );
     assert!(
         after <= retried + 1.0,
@@ -296,8 +240,8 @@ fn a_replica_found_by_name_is_ejected_when_it_dies_and_taken_back() {
         return;
     }
     let dir = TempDir::new("discovery-dns");
-    let rules = rules(&dir);
-    let mut replica = search(&dir, "127.0.0.1:0");
+    let rules = spawn::rules(&dir, &[], &[]);
+    let mut replica = spawn::search(&dir, SEARCH, &[]);
     let port = replica.grpc.port();
     let by_name = format!("dns:///localhost:{port}");
     let gateway = gateway(&dir, &rules, std::slice::from_ref(&by_name));
@@ -328,20 +272,20 @@ fn a_replica_found_by_name_is_ejected_when_it_dies_and_taken_back() {
     });
     let text = gateway.scrape_metrics();
     assert_eq!(
-        metric(&text, "chess_gateway_search_replicas_healthy", "service"),
+        metric(&text, "chess_gateway_search_replicas_healthy", &["service"]),
         0.0,
         "{text}"
     );
 
     // Back on the same port: the health check after the backoff takes it back.
     let listen = SocketAddr::from(([127, 0, 0, 1], port)).to_string();
-    let replica = search(&dir, &listen);
+    let replica = spawn::search_on(&listen, &dir, SEARCH, &[]);
     let started = Instant::now();
     loop {
         let healthy = metric(
             &gateway.scrape_metrics(),
             "chess_gateway_search_replicas_healthy",
-            "service",
+            &["service"],
         );
         if healthy >= 1.0 {
             break;

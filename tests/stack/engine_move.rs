@@ -1,18 +1,17 @@
 //! chess.v1.GatewayService/EngineMove on the real stack: the gateway reads the game from the
 //! rules service, asks the search service for a move at a strength and, with `play`, makes it.
 
-use chess_integration_tests::{Stack, assert_field_error};
+use chess_integration_tests::games::game_after;
+use chess_integration_tests::{Stack, assert_field_error, runtime};
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_proto::v1::{
     CreateGameRequest, EngineMoveRequest, EngineMoveResponse, GetGameRequest, LegalMovesRequest,
-    MakeMoveRequest, SearchLimits, Strength,
+    SearchLimits, Strength,
 };
 use tonic::Code;
 use tonic::transport::Channel;
-
-use crate::runtime;
 
 fn engine(game_id: &str, elo: u32, play: bool) -> EngineMoveRequest {
     EngineMoveRequest {
@@ -28,27 +27,6 @@ fn engine(game_id: &str, elo: u32, play: bool) -> EngineMoveRequest {
         }),
         play,
     }
-}
-
-async fn new_game(games: &mut GameServiceClient<Channel>, moves: &[&str]) -> String {
-    let id = games
-        .create_game(CreateGameRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id;
-    for (ply, m) in moves.iter().enumerate() {
-        games
-            .make_move(MakeMoveRequest {
-                game_id: id.clone(),
-                r#move: (*m).to_owned(),
-                expected_ply: Some(u32::try_from(ply).unwrap()),
-                ..MakeMoveRequest::default()
-            })
-            .await
-            .unwrap_or_else(|e| panic!("{m}: {e:?}"));
-    }
-    id
 }
 
 /// The engine's move, checked to be one of the legal moves after `moves`.
@@ -86,7 +64,7 @@ fn engine_move_suggests_and_plays_a_legal_move() {
         let mut games = GameServiceClient::new(channel.clone());
         let mut rules = RulesServiceClient::new(channel.clone());
         let mut gateway = GatewayServiceClient::new(channel);
-        let id = new_game(&mut games, &["e4"]).await;
+        let id = game_after(&mut games, CreateGameRequest::default(), &["e4"]).await;
 
         // Suggested only: the game stays as it was.
         let suggested = gateway
@@ -134,7 +112,12 @@ fn engine_move_refusals() {
         let mut gateway = GatewayServiceClient::new(channel);
 
         // A finished game (fool's mate): no move to make.
-        let over = new_game(&mut games, &["f3", "e5", "g4", "Qh4#"]).await;
+        let over = game_after(
+            &mut games,
+            CreateGameRequest::default(),
+            &["f3", "e5", "g4", "Qh4#"],
+        )
+        .await;
         let status = gateway
             .engine_move(engine(&over, 0, true))
             .await
@@ -156,7 +139,7 @@ fn engine_move_refusals() {
         );
 
         // The search service's check of the level comes through; nothing is played.
-        let id = new_game(&mut games, &[]).await;
+        let id = game_after(&mut games, CreateGameRequest::default(), &[]).await;
         for elo in [500, 3001] {
             assert_field_error(
                 gateway.engine_move(engine(&id, elo, true)).await,

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use chess_integration_tests::Stack;
 use tokio::net::TcpStream;
 
-use crate::runtime;
+use chess_integration_tests::runtime;
 
 /// What came back for a raw request: the headers, the body, the trailers.
 struct Answer {

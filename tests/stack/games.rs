@@ -1,81 +1,28 @@
 //! chess.v1.GameService through the gateway: games to every ending, bad input that leaves the
-//! game as it was, watching, and concurrent clients that must not fork a game.
+//! game as it was, watching, and concurrent clients that must not fork a game; on the redb
+//! store, and the same suite on PostgreSQL.
 
 use std::time::Duration;
 
-use chess_integration_tests::{Stack, assert_field_error};
+use chess_integration_tests::games::{clients, get, mv, new_game, outcome, play};
+use chess_integration_tests::postgres::Postgres;
+use chess_integration_tests::{Stack, assert_field_error, runtime};
 use chess_proto::v1::game_event::Kind;
-use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::outcome::{Result as R, Rule};
 use chess_proto::v1::{
-    ClaimDrawRequest, Color, CreateGameRequest, GameState, GetGameRequest, MakeMoveRequest,
-    ResignRequest, RespondToDrawRequest, WatchGameRequest,
+    ClaimDrawRequest, Color, CreateGameRequest, GetGameRequest, MakeMoveRequest, ResignRequest,
+    RespondToDrawRequest, WatchGameRequest,
 };
 use tokio_stream::StreamExt;
 use tonic::Code;
-use tonic::transport::Channel;
-
-use crate::{clients, runtime};
-
-type Games = GameServiceClient<Channel>;
-
-async fn new_game(games: &mut Games, fen: &str, tc: &str) -> String {
-    games
-        .create_game(CreateGameRequest {
-            start_fen: fen.into(),
-            time_control_text: tc.into(),
-            white: "Ann".into(),
-            black: "Bob".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id
-}
-
-fn mv(id: &str, text: &str) -> MakeMoveRequest {
-    MakeMoveRequest {
-        game_id: id.into(),
-        r#move: text.into(),
-        ..Default::default()
-    }
-}
-
-async fn play(games: &mut Games, id: &str, moves: &[&str]) -> GameState {
-    let mut last = None;
-    for m in moves {
-        last = Some(
-            games
-                .make_move(mv(id, m))
-                .await
-                .unwrap_or_else(|e| panic!("{m}: {e:?}"))
-                .into_inner(),
-        );
-    }
-    last.unwrap_or_else(|| panic!("no moves"))
-}
-
-async fn get(games: &mut Games, id: &str) -> GameState {
-    games
-        .get_game(GetGameRequest { game_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner()
-}
-
-fn outcome(state: &GameState) -> (i32, i32) {
-    let o = state.outcome.as_ref().expect("game over");
-    (o.result, o.rule)
-}
 
 #[test]
 fn games_reach_every_ending() {
     games_reach_every_ending_on(Stack::start());
 }
 
-/// Also run on the PostgreSQL store (postgres.rs).
-pub(crate) fn games_reach_every_ending_on(stack: Stack) {
+/// Also run on the PostgreSQL store.
+fn games_reach_every_ending_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
 
@@ -85,7 +32,7 @@ pub(crate) fn games_reach_every_ending_on(stack: Stack) {
         assert_eq!(outcome(&s), (R::BlackWins as i32, Rule::Checkmate as i32));
         assert!(s.pgn.contains("2. g4 Qh4# 0-1"), "{}", s.pgn);
         assert_field_error(
-            games.make_move(mv(&id, "a3")).await,
+            games.make_move(mv(&id, "a3", None)).await,
             Code::FailedPrecondition,
             "game_id",
         );
@@ -293,8 +240,8 @@ fn bad_input_leaves_the_game_unchanged() {
     bad_input_leaves_the_game_unchanged_on(Stack::start());
 }
 
-/// Also run on the PostgreSQL store (postgres.rs).
-pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
+/// Also run on the PostgreSQL store.
+fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
         assert_field_error(
@@ -333,19 +280,19 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
         let before = get(&mut games, &id).await;
 
         let s = assert_field_error(
-            games.make_move(mv(&id, "Nf4")).await,
+            games.make_move(mv(&id, "Nf4", None)).await,
             Code::InvalidArgument,
             "move",
         );
         assert!(s.message().contains("Nf4"), "{}", s.message());
         let s = assert_field_error(
-            games.make_move(mv(&id, "Nd2")).await,
+            games.make_move(mv(&id, "Nd2", None)).await,
             Code::InvalidArgument,
             "move",
         );
         assert!(s.message().contains("ambiguous"), "{}", s.message());
         assert_field_error(
-            games.make_move(mv(&id, "Zz9")).await,
+            games.make_move(mv(&id, "Zz9", None)).await,
             Code::InvalidArgument,
             "move",
         );
@@ -353,7 +300,7 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
             games
                 .make_move(MakeMoveRequest {
                     side: Color::Black as i32,
-                    ..mv(&id, "Kd7")
+                    ..mv(&id, "Kd7", None)
                 })
                 .await,
             Code::FailedPrecondition,
@@ -363,7 +310,7 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
             games
                 .make_move(MakeMoveRequest {
                     expected_ply: Some(5),
-                    ..mv(&id, "Kd1")
+                    ..mv(&id, "Kd1", None)
                 })
                 .await,
             Code::FailedPrecondition,
@@ -373,7 +320,7 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
             games
                 .make_move(MakeMoveRequest {
                     side: 9,
-                    ..mv(&id, "Kd1")
+                    ..mv(&id, "Kd1", None)
                 })
                 .await,
             Code::InvalidArgument,
@@ -416,7 +363,7 @@ pub(crate) fn bad_input_leaves_the_game_unchanged_on(stack: Stack) {
             .make_move(MakeMoveRequest {
                 expected_ply: Some(0),
                 side: Color::White as i32,
-                ..mv(&id, "Nbd2")
+                ..mv(&id, "Nbd2", None)
             })
             .await
             .unwrap()
@@ -431,8 +378,8 @@ fn watchers_see_every_move_and_concurrent_clients_never_fork() {
     watchers_see_every_move_and_concurrent_clients_never_fork_on(Stack::start());
 }
 
-/// Also run on the PostgreSQL store (postgres.rs).
-pub(crate) fn watchers_see_every_move_and_concurrent_clients_never_fork_on(stack: Stack) {
+/// Also run on the PostgreSQL store.
+fn watchers_see_every_move_and_concurrent_clients_never_fork_on(stack: Stack) {
     runtime().block_on(async {
         let (_, mut games) = clients(&stack).await;
         let id = new_game(&mut games, "", "").await;
@@ -462,7 +409,7 @@ pub(crate) fn watchers_see_every_move_and_concurrent_clients_never_fork_on(stack
                 let mut client = games.clone();
                 let req = MakeMoveRequest {
                     expected_ply: Some(ply),
-                    ..mv(&id, text)
+                    ..mv(&id, text, None)
                 };
                 tasks.push(tokio::spawn(
                     async move { (i, client.make_move(req).await) },
@@ -529,4 +476,19 @@ pub(crate) fn watchers_see_every_move_and_concurrent_clients_never_fork_on(stack
         }
         assert_eq!(seen, winners);
     });
+}
+
+/// The game suite the redb store passes (every ending, bad input, watchers and racing
+/// clients), on PostgreSQL (tests/support/postgres.rs starts one; without PostgreSQL this test
+/// skips, with `CI=true` it fails).
+#[test]
+fn the_game_suite_passes_on_postgres() {
+    let Some(mut pg) = Postgres::start("the_game_suite_passes_on_postgres") else {
+        return;
+    };
+    let url = pg.create_database();
+    let on_postgres = || Stack::start_with_rules(&["--store", "postgres", "--database-url", &url]);
+    games_reach_every_ending_on(on_postgres());
+    bad_input_leaves_the_game_unchanged_on(on_postgres());
+    watchers_see_every_move_and_concurrent_clients_never_fork_on(on_postgres());
 }

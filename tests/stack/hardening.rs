@@ -3,7 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Stack, TempDir, assert_field_error};
+use chess_integration_tests::analysis::{long_analysis, wait_for_active_searches};
+use chess_integration_tests::metrics::{eventually_async, metric};
+use chess_integration_tests::raw::Raw;
+use chess_integration_tests::status::{status_header_bytes, with_key};
+use chess_integration_tests::{Replicated, Stack, TempDir, assert_field_error, runtime, spawn};
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::gateway_service_client::GatewayServiceClient;
@@ -13,25 +17,11 @@ use chess_proto::v1::{
     EvaluatePositionsRequest, LegalMovesRequest, SearchLimits, Strength, WatchGameRequest, outcome,
 };
 use tonic::codegen::http::uri::PathAndQuery;
-use tonic::metadata::MetadataValue;
 use tonic::{Code, Request};
 use tonic_types::StatusExt;
 
-use crate::fuzz::{Raw, Replicated, metric, status_header_bytes};
-use crate::runtime;
-use crate::search::{long_analysis, search_service};
-
 /// gRPC's usual limit on the response metadata a client accepts.
 const MAX_METADATA_BYTES: usize = 8 * 1024;
-
-/// Waits (at most 10 s) until `done` holds.
-async fn eventually(what: &str, done: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// Item 1: a 4 KB move (LegalMoves) and an 8 KB one (Analyze) through the gateway get a short
 /// INVALID_ARGUMENT that quotes the move cut short, and both search replicas stay in rotation.
@@ -190,7 +180,7 @@ fn cancelled_unary_calls_leave_no_call_in_flight() {
             assert!(r.is_err(), "a 20 s search ended within 200 ms");
         }
         for service in [&stack.search, &stack.gateway] {
-            eventually(
+            eventually_async(
                 &format!(
                     "{} still counts calls in flight:\n{}",
                     service.name,
@@ -201,20 +191,17 @@ fn cancelled_unary_calls_leave_no_call_in_flight() {
                         .collect::<Vec<_>>()
                         .join("\n")
                 ),
-                || metric(&service.scrape_metrics(), "chess_grpc_server_in_flight") == 0.0,
+                || {
+                    metric(
+                        &service.scrape_metrics(),
+                        "chess_grpc_server_in_flight",
+                        &[],
+                    ) == 0.0
+                },
             )
             .await;
         }
     });
-}
-
-fn with_key<T>(message: T, key: &str) -> Request<T> {
-    let mut req = Request::new(message);
-    req.metadata_mut().insert(
-        "authorization",
-        MetadataValue::try_from(format!("Bearer {key}")).unwrap(),
-    );
-    req
 }
 
 /// Item 5: failed authentication is limited per caller address (then RESOURCE_EXHAUSTED with
@@ -268,7 +255,7 @@ fn failed_authentication_is_limited_per_address() {
 #[test]
 fn analysis_of_a_finished_game_reports_its_outcome() {
     let dir = TempDir::new("finished");
-    let svc = search_service(&dir, &["--workers", "1"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "1"], &[]);
     runtime().block_on(async {
         let mut c = AnalysisServiceClient::new(svc.channel().await);
         let shuffle: Vec<String> = ["Nf3", "Nf6", "Ng1", "Ng8"]
@@ -371,7 +358,11 @@ fn engine_move_reads_every_game_id_form_get_game_reads() {
 #[test]
 fn a_busy_search_service_says_when_to_retry() {
     let dir = TempDir::new("busy");
-    let svc = search_service(&dir, &["--workers", "1", "--queue", "1"]);
+    let svc = spawn::search(
+        &dir,
+        &["--hash-mb", "16", "--workers", "1", "--queue", "1"],
+        &[],
+    );
     runtime().block_on(async {
         let c = AnalysisServiceClient::new(svc.channel().await);
         let mut held = Vec::new();
@@ -381,7 +372,7 @@ fn a_busy_search_service_says_when_to_retry() {
                 async move { c.analyze(long_analysis()).await },
             ));
         }
-        crate::search::wait_for_active_searches(&svc, 1.0).await;
+        wait_for_active_searches(&svc, 1.0).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         let s = c.clone().analyze(long_analysis()).await.unwrap_err();
         assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
@@ -400,7 +391,11 @@ fn a_busy_search_service_says_when_to_retry() {
 #[test]
 fn evaluate_positions_reads_an_empty_fen_as_the_start_position() {
     let dir = TempDir::new("eval-empty");
-    let svc = search_service(&dir, &["--workers", "1", "--eval-file", "hand"]);
+    let svc = spawn::search(
+        &dir,
+        &["--hash-mb", "16", "--workers", "1", "--eval-file", "hand"],
+        &[],
+    );
     runtime().block_on(async {
         let mut c = AnalysisServiceClient::new(svc.channel().await);
         let r = c
@@ -505,9 +500,10 @@ fn a_watch_ends_at_the_callers_deadline() {
             assert!(started.elapsed() < Duration::from_secs(5));
         }
         for service in [&stack.gateway, &stack.rules] {
-            eventually("a watch still counted", || {
+            eventually_async("a watch still counted", || {
                 let text = service.scrape_metrics();
-                metric(&text, "chess_gateway_watchers") + metric(&text, "chess_game_watchers")
+                metric(&text, "chess_gateway_watchers", &[])
+                    + metric(&text, "chess_game_watchers", &[])
                     == 0.0
             })
             .await;

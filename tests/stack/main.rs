@@ -1,5 +1,9 @@
 //! The services as users meet them: real binaries on 127.0.0.1, real gRPC clients, every
-//! call through the gateway unless a test is about one service alone.
+//! call through the gateway unless a test is about one service alone. Each file is one
+//! concern and takes its helpers from the support library (`tests/support/`), never from
+//! another test file.
+
+#![forbid(unsafe_code)]
 
 mod arbiter;
 mod auth;
@@ -24,25 +28,3 @@ mod tables;
 mod takeback;
 mod unknown_outcome;
 mod winnability;
-
-use chess_proto::v1::game_service_client::GameServiceClient;
-use chess_proto::v1::rules_service_client::RulesServiceClient;
-use tonic::transport::Channel;
-
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
-pub async fn clients(
-    stack: &chess_integration_tests::Stack,
-) -> (RulesServiceClient<Channel>, GameServiceClient<Channel>) {
-    let ch = stack.gateway.channel().await;
-    (
-        RulesServiceClient::new(ch.clone()),
-        GameServiceClient::new(ch),
-    )
-}

@@ -1,123 +1,26 @@
-//! The PostgreSQL game store against a real server (tests/postgres.rs starts one; without
+//! The PostgreSQL game store against a real server (tests/support/postgres.rs starts one; without
 //! PostgreSQL these tests skip, with `CI=true` they fail): the store suite, moving games
 //! between stores, and several rules-service replicas on one database: games created on one
 //! replica and played on another, watched across replicas, racing moves, a replica killed
 //! under load, and the database restarted under load.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chess_integration_tests::cli::{sorted_lines, store_export, store_import};
+use chess_integration_tests::games::{Games, client, get, mv, new_game, two_moves, ucis, watch};
 use chess_integration_tests::postgres::Postgres;
-use chess_integration_tests::{Service, TempDir, bin};
+use chess_integration_tests::spawn::{self, rules_on_postgres as replica};
+use chess_integration_tests::{TempDir, runtime};
 use chess_proto::v1::game_event::Kind;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::outcome::{Result as R, Rule};
-use chess_proto::v1::{
-    CreateGameRequest, GameEvent, GameState, GetGameRequest, MakeMoveRequest, WatchGameRequest,
-};
+use chess_proto::v1::{GetGameRequest, WatchGameRequest};
 use chess_rules::Position;
 use chess_rules_service::store::{GameStore, PostgresOptions, PostgresStore, conformance};
 use tokio_stream::StreamExt;
-use tonic::transport::Channel;
-use tonic::{Code, Streaming};
-
-use crate::runtime;
-
-pub(crate) type Games = GameServiceClient<Channel>;
-
-pub(crate) fn replica(url: &str, dir: &TempDir) -> Service {
-    Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--store",
-            "postgres",
-            "--database-url",
-            url,
-            "--database-timeout-ms",
-            "2000",
-        ],
-        &[],
-        &dir.0,
-    )
-}
-
-pub(crate) async fn client(s: &Service) -> Games {
-    GameServiceClient::new(s.channel().await)
-}
-
-pub(crate) async fn new_game(games: &mut Games, tc: &str) -> String {
-    games
-        .create_game(CreateGameRequest {
-            time_control_text: tc.into(),
-            white: "Ann".into(),
-            black: "Bob".into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id
-}
-
-pub(crate) fn mv(id: &str, text: &str, ply: Option<u32>) -> MakeMoveRequest {
-    MakeMoveRequest {
-        game_id: id.into(),
-        r#move: text.into(),
-        expected_ply: ply,
-        ..Default::default()
-    }
-}
-
-pub(crate) async fn get(games: &mut Games, id: &str) -> GameState {
-    games
-        .get_game(GetGameRequest { game_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner()
-}
-
-pub(crate) async fn watch(games: &mut Games, id: &str) -> Streaming<GameEvent> {
-    let mut w = games
-        .watch_game(WatchGameRequest { game_id: id.into() })
-        .await
-        .unwrap()
-        .into_inner();
-    let first = w.next().await.unwrap().unwrap();
-    assert_eq!(first.kind, Kind::Snapshot as i32);
-    w
-}
-
-pub(crate) fn ucis(state: &GameState) -> Vec<String> {
-    state
-        .moves
-        .iter()
-        .map(|m| m.r#move.as_ref().unwrap().uci.clone())
-        .collect()
-}
-
-/// Two different legal moves in `fen`, chosen by `r` (a game that can no longer offer two is
-/// replaced by the caller).
-pub(crate) fn two_moves(fen: &str, r: usize) -> Option<(String, String)> {
-    let pos = Position::from_fen(fen).unwrap();
-    let list = pos.legal_moves();
-    let n = list.len();
-    if n < 2 {
-        return None;
-    }
-    let a = list.as_slice()[r % n];
-    let b = list.as_slice()[(r + 1 + r / n) % n];
-    let b = if a == b {
-        list.as_slice()[(r + 1) % n]
-    } else {
-        b
-    };
-    Some((a.to_string(), b.to_string()))
-}
+use tonic::Code;
 
 #[test]
 fn the_store_suite_passes_on_postgres_and_replicas_migrate_at_once() {
@@ -155,16 +58,6 @@ fn the_store_suite_passes_on_postgres_and_replicas_migrate_at_once() {
     drop(rt);
 }
 
-fn sorted_lines(bytes: &[u8]) -> Vec<String> {
-    let mut lines: Vec<String> = String::from_utf8(bytes.to_vec())
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    lines.sort();
-    lines
-}
-
 #[test]
 fn games_move_from_redb_to_postgres_and_back() {
     let Some(mut pg) = Postgres::start("games_move_from_redb_to_postgres_and_back") else {
@@ -172,20 +65,10 @@ fn games_move_from_redb_to_postgres_and_back() {
     };
     let url = pg.create_database();
     let dir = TempDir::new("pg-transfer");
-    let data = dir.0.join("first");
+    let data = spawn::rules_data_dir(&dir);
     let rt = runtime();
     // Real games, played through a rules service on redb.
-    let mut rules = Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-        &[],
-        &dir.0,
-    );
+    let mut rules = spawn::rules(&dir, &[], &[]);
     rt.block_on(async {
         let mut games = client(&rules).await;
         for (i, moves) in [
@@ -197,7 +80,7 @@ fn games_move_from_redb_to_postgres_and_back() {
         .iter()
         .enumerate()
         {
-            let id = new_game(&mut games, if i % 2 == 0 { "5+3" } else { "" }).await;
+            let id = new_game(&mut games, "", if i % 2 == 0 { "5+3" } else { "" }).await;
             for m in *moves {
                 games.make_move(mv(&id, m, None)).await.unwrap();
             }
@@ -206,29 +89,9 @@ fn games_move_from_redb_to_postgres_and_back() {
     rules.terminate(Duration::from_secs(10));
     let redb_url = format!("redb:{}", data.join("games.redb").display());
     // Through the command line, as a user moves games: `chess store export|import`.
-    let export = |url: &str| {
-        let out = Command::new(bin("chess"))
-            .args(["store", "export", "--store", url])
-            .stdin(Stdio::null())
-            .output()
-            .expect("run chess store export");
-        assert!(
-            out.status.success(),
-            "export from {url}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let export = store_export;
     let import = |url: &str, input: &[u8]| -> String {
-        let mut child = Command::new(bin("chess"))
-            .args(["store", "import", "--store", url])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run chess store import");
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = store_import(url, input);
         let said = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "import into {url}: {said}");
         said
@@ -244,16 +107,7 @@ fn games_move_from_redb_to_postgres_and_back() {
     // A bad line is refused with its number, and the store is unchanged.
     let mut bad = first.clone();
     bad.extend_from_slice(b"{\"game_id\": \"x\"}\n");
-    let out = Command::new(bin("chess"))
-        .args(["store", "import", "--store", &url])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(&bad)?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let out = store_import(&url, &bad);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("line 5"),
@@ -273,25 +127,13 @@ fn replicas_share_games_and_watchers_see_moves_made_elsewhere() {
     let dir = TempDir::new("pg-replicas");
     let a = replica(&url, &dir);
     let b = replica(&url, &dir);
-    let gateway = Service::start(
-        "chess-gateway",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--rules-addr",
-            &a.url(),
-            "--rate-limit",
-            "0",
-        ],
-        &[],
-        &dir.0,
-    );
+    let gateway = spawn::rules_gateway(&dir, &[&a]);
     runtime().block_on(async {
         let mut via_gateway = GameServiceClient::new(gateway.channel().await);
         let mut on_a = client(&a).await;
         let mut on_b = client(&b).await;
         // Created through the gateway (replica A), played on B, watched on A.
-        let id = new_game(&mut via_gateway, "").await;
+        let id = new_game(&mut via_gateway, "", "").await;
         let mut watcher = watch(&mut on_a, &id).await;
         let line = [
             "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6",
@@ -350,7 +192,7 @@ fn two_replicas_racing_for_one_ply_give_exactly_one_winner() {
         let on_a = client(&a).await;
         let on_b = client(&b).await;
         let mut setup = on_a.clone();
-        let mut id = new_game(&mut setup, "").await;
+        let mut id = new_game(&mut setup, "", "").await;
         let mut state = get(&mut setup, &id).await;
         let mut winners: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let (mut a_won, mut b_won) = (0, 0);
@@ -359,7 +201,7 @@ fn two_replicas_racing_for_one_ply_give_exactly_one_winner() {
             let (ma, mb) = match pair {
                 Some(p) if state.outcome.is_none() && state.ply < 80 => p,
                 _ => {
-                    id = new_game(&mut setup, "").await;
+                    id = new_game(&mut setup, "", "").await;
                     state = get(&mut setup, &id).await;
                     two_moves(&state.fen, round * 7).unwrap()
                 }
@@ -478,7 +320,7 @@ fn killing_a_replica_under_load_loses_no_acknowledged_move() {
         let clients = Arc::new(vec![client(&a).await, client(&b).await]);
         let mut ids = Vec::new();
         for _ in 0..4 {
-            ids.push(new_game(&mut clients[0].clone(), "").await);
+            ids.push(new_game(&mut clients[0].clone(), "", "").await);
         }
         // One watcher per game on A (to be killed) and one on B.
         let mut watchers_a = Vec::new();
@@ -572,7 +414,7 @@ fn postgres_restarted_under_load_fails_unavailable_then_recovers() {
     let rt = runtime();
     let (id, mut acked) = rt.block_on(async {
         let mut on_a = client(&a).await;
-        let id = new_game(&mut on_a, "").await;
+        let id = new_game(&mut on_a, "", "").await;
         let acked = play_on(Arc::new(vec![on_a.clone()]), id.clone(), 6, Duration::ZERO).await;
         (id, acked)
     });
@@ -661,7 +503,7 @@ fn a_flag_falls_on_time_after_the_replica_serving_the_game_died() {
     let id = runtime().block_on(async {
         let mut on_a = client(&a).await;
         // Three seconds each: white's clock runs once black has replied.
-        let id = new_game(&mut on_a, "0.05+0").await;
+        let id = new_game(&mut on_a, "", "0.05+0").await;
         on_a.make_move(mv(&id, "e4", Some(0))).await.unwrap();
         on_a.make_move(mv(&id, "e5", Some(1))).await.unwrap();
         id
@@ -716,25 +558,4 @@ fn a_flag_falls_on_time_after_the_replica_serving_the_game_died() {
     eprintln!(
         "flag fall of a game whose replica died: recorded once, {late} ms after the deadline"
     );
-}
-
-/// The game suite the redb store passes (every ending, bad input, watchers and racing
-/// clients), on PostgreSQL.
-#[test]
-fn the_game_suite_passes_on_postgres() {
-    let Some(mut pg) = Postgres::start("the_game_suite_passes_on_postgres") else {
-        return;
-    };
-    let url = pg.create_database();
-    let on_postgres = || {
-        chess_integration_tests::Stack::start_with_rules(&[
-            "--store",
-            "postgres",
-            "--database-url",
-            &url,
-        ])
-    };
-    crate::games::games_reach_every_ending_on(on_postgres());
-    crate::games::bad_input_leaves_the_game_unchanged_on(on_postgres());
-    crate::games::watchers_see_every_move_and_concurrent_clients_never_fork_on(on_postgres());
 }

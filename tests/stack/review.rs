@@ -2,12 +2,9 @@
 //! same judgements, scores and accuracies every time, however the service's workers happen
 //! to share the work.
 
-use chess_integration_tests::TempDir;
+use chess_integration_tests::{TempDir, runtime, spawn};
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::{ReviewGameRequest, ReviewGameResponse, SearchLimits};
-
-use crate::runtime;
-use crate::search::search_service;
 
 /// Morphy v Duke of Brunswick and Count Isouard, Paris 1858 (the "Opera game").
 const OPERA: &str = "[Event \"Paris\"]\n[White \"Morphy\"]\n[Black \"Allies\"]\n[Result \"1-0\"]\n\n\
@@ -36,7 +33,7 @@ fn seen(r: &ReviewGameResponse) -> String {
 #[test]
 fn the_same_review_twice_is_the_same_review() {
     let dir = TempDir::new("review-twice");
-    let svc = search_service(&dir, &["--workers", "2"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "2"], &[]);
     runtime().block_on(async {
         let mut c = AnalysisServiceClient::new(svc.channel().await);
         let request = ReviewGameRequest {

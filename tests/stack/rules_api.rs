@@ -7,7 +7,8 @@ use chess_proto::v1::{
 };
 use tonic::Code;
 
-use crate::{clients, runtime};
+use chess_integration_tests::games::clients;
+use chess_integration_tests::runtime;
 
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

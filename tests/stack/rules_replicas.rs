@@ -8,45 +8,27 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use chess_integration_tests::games::{Games, get, mv, new_game, two_moves, ucis, watch};
+use chess_integration_tests::metrics::metric;
 use chess_integration_tests::postgres::Postgres;
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::spawn::{rules_gateway, rules_on_postgres as replica};
+use chess_integration_tests::{Service, TempDir, runtime};
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{GetGameRequest, WatchGameRequest};
 use chess_rules::Position;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-use crate::discovery::metric;
-use crate::postgres::{Games, get, mv, new_game, replica, two_moves, ucis, watch};
-use crate::runtime;
-
 /// Games played at once, and plies in each.
 const GAMES: usize = 4;
 const PLIES: u32 = 60;
-
-pub(crate) fn gateway(dir: &TempDir, replicas: &[&Service]) -> Service {
-    let addrs: Vec<String> = replicas.iter().map(|r| r.url()).collect();
-    Service::start(
-        "chess-gateway",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--rules-addr",
-            &addrs.join(","),
-            "--rate-limit",
-            "0",
-        ],
-        &[],
-        &dir.0,
-    )
-}
 
 /// MakeMove calls a replica has answered, from its own metrics.
 fn moves_served(replica: &Service) -> f64 {
     metric(
         &replica.scrape_metrics(),
         "chess_grpc_server_handled_total",
-        "GameService/MakeMove\"",
+        &["GameService/MakeMove\""],
     )
 }
 
@@ -110,19 +92,19 @@ fn a_rules_replica_killed_behind_the_gateway_fails_no_call() {
     let dir = TempDir::new("rules-replicas");
     let mut a = replica(&url, &dir);
     let b = replica(&url, &dir);
-    let gateway = gateway(&dir, &[&a, &b]);
+    let gateway = rules_gateway(&dir, &[&a, &b]);
     runtime().block_on(async {
         let channel = gateway.channel().await;
         let mut games = GameServiceClient::new(channel.clone());
         let mut ids = Vec::new();
         for _ in 0..GAMES {
-            ids.push(new_game(&mut games, "").await);
+            ids.push(new_game(&mut games, "", "").await);
         }
         // Calls go to both replicas.
         let created = metric(
             &gateway.scrape_metrics(),
             "chess_gateway_rules_replicas_healthy",
-            "",
+            &[],
         );
         assert_eq!(created, 2.0, "both replicas take calls");
         // One watcher per game, through the gateway (on either replica).
@@ -208,8 +190,8 @@ fn a_rules_replica_killed_behind_the_gateway_fails_no_call() {
             }
         }
         let text = gateway.scrape_metrics();
-        let retried = metric(&text, "chess_gateway_rules_retries_total", "");
-        let ejections = metric(&text, "chess_gateway_rules_ejections_total", "");
+        let retried = metric(&text, "chess_gateway_rules_retries_total", &[]);
+        let ejections = metric(&text, "chess_gateway_rules_ejections_total", &[]);
         assert!(ejections >= 1.0, "the dead replica was ejected: {text}");
         eprintln!(
             "rules replica A killed after serving {served_by_a} moves, {killed_at} moves into \

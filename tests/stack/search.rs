@@ -4,133 +4,22 @@
 
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Service, Stack, TempDir, assert_field_error};
+use chess_integration_tests::analysis::{
+    ITALIAN, SCHOLAR, analyze, assert_cancels_stopped_fast, client, depth, long_analysis, mate_in,
+    value, wait_for_active_searches, wait_until_cancelled,
+};
+use chess_integration_tests::{Stack, TempDir, assert_field_error, bin, runtime, spawn};
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::{
     AnalyzeBatchRequest, AnalyzeRequest, BestMoveRequest, EvaluatePositionsRequest, Judgement,
-    ReviewGameRequest, SearchLimits, Strength, score,
+    ReviewGameRequest, SearchLimits, Strength,
 };
 use tonic::Code;
-use tonic::transport::Channel;
-
-use crate::runtime;
-
-pub(crate) const ITALIAN: &str =
-    "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3";
-/// White mates with Qxf7#.
-pub(crate) const SCHOLAR: &str =
-    "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
-
-pub(crate) fn search_service(dir: &TempDir, extra: &[&str]) -> Service {
-    let mut args = vec!["--listen", "127.0.0.1:0", "--hash-mb", "16"];
-    args.extend_from_slice(extra);
-    Service::start("chess-search-service", &args, &[], &dir.0)
-}
-
-pub(crate) async fn client(service: &Service) -> AnalysisServiceClient<Channel> {
-    AnalysisServiceClient::new(service.channel().await)
-}
-
-pub(crate) fn depth(d: u32) -> Option<SearchLimits> {
-    Some(SearchLimits {
-        depth: d,
-        ..SearchLimits::default()
-    })
-}
-
-pub(crate) fn analyze(fen: &str, limits: Option<SearchLimits>, multipv: u32) -> AnalyzeRequest {
-    AnalyzeRequest {
-        fen: fen.to_owned(),
-        moves: vec![],
-        limits,
-        multipv,
-    }
-}
-
-fn mate_in(s: &Option<chess_proto::v1::Score>) -> Option<i32> {
-    match s.as_ref()?.value? {
-        score::Value::MateIn(n) => Some(n),
-        score::Value::Centipawns(_) => None,
-    }
-}
-
-pub(crate) fn value(s: &Option<chess_proto::v1::Score>) -> i32 {
-    match s.as_ref().and_then(|s| s.value) {
-        Some(score::Value::Centipawns(cp)) => cp,
-        Some(score::Value::MateIn(n)) if n > 0 => 100_000 - n,
-        Some(score::Value::MateIn(n)) => -100_000 - n,
-        None => panic!("no score"),
-    }
-}
-
-/// The sample value of the first metric line starting with `name` and containing `with`.
-pub(crate) fn metric(text: &str, name: &str, with: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(name) && l.contains(with))
-        .find_map(|l| l.rsplit(' ').next()?.parse().ok())
-        .unwrap_or(0.0)
-}
-
-/// An analysis of the start position that runs 20 s unless stopped.
-pub(crate) fn long_analysis() -> AnalyzeRequest {
-    analyze(
-        "",
-        Some(SearchLimits {
-            time_ms: 20_000,
-            ..SearchLimits::default()
-        }),
-        1,
-    )
-}
-
-/// Waits (at most 10 s) until at least `n` searches run.
-pub(crate) async fn wait_for_active_searches(svc: &Service, n: f64) {
-    let started = Instant::now();
-    while metric(&svc.scrape_metrics(), "chess_search_active_searches", "") < n {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "fewer than {n} searches ever ran at once"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// Waits (at most 5 s) until no search runs or waits and at least `cancelled` searches were
-/// cancelled; returns the metrics text of that moment.
-pub(crate) async fn wait_until_cancelled(svc: &Service, cancelled: f64) -> String {
-    let started = Instant::now();
-    loop {
-        let text = svc.scrape_metrics();
-        if metric(&text, "chess_search_active_searches", "") == 0.0
-            && metric(&text, "chess_search_queue_depth", "") == 0.0
-            && metric(&text, "chess_search_cancelled_total", "") >= cancelled
-        {
-            return text;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "searches still running:\n{text}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// Every cancelled search let go of its worker within 50 ms; returns how many were timed.
-pub(crate) fn assert_cancels_stopped_fast(text: &str) -> f64 {
-    let count = metric(text, "chess_search_cancel_stop_seconds_count", "");
-    let fast = metric(
-        text,
-        "chess_search_cancel_stop_seconds_bucket",
-        "le=\"0.05\"",
-    );
-    assert_eq!(fast, count, "a search took over 50 ms to stop:\n{text}");
-    count
-}
 
 #[test]
 fn analysis_lines_are_complete_and_ordered() {
     let dir = TempDir::new("search-analyze");
-    let svc = search_service(&dir, &["--workers", "2"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "2"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let r = c
@@ -217,7 +106,7 @@ fn analysis_lines_are_complete_and_ordered() {
 #[test]
 fn streaming_sends_every_depth_then_the_result() {
     let dir = TempDir::new("search-stream");
-    let svc = search_service(&dir, &["--workers", "1"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "1"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let mut stream = c
@@ -247,7 +136,7 @@ fn streaming_sends_every_depth_then_the_result() {
 #[test]
 fn a_batch_streams_each_position_as_it_finishes() {
     let dir = TempDir::new("search-batch");
-    let svc = search_service(&dir, &["--workers", "2"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "2"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let fens = [
@@ -287,7 +176,7 @@ fn a_batch_streams_each_position_as_it_finishes() {
 #[test]
 fn best_move_plays_at_a_level() {
     let dir = TempDir::new("search-best");
-    let svc = search_service(&dir, &["--workers", "1"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "1"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let req = |fen: &str, elo: u32, seed: u64| BestMoveRequest {
@@ -377,7 +266,7 @@ fn best_move_plays_at_a_level() {
 #[test]
 fn a_review_judges_the_moves_and_annotates_the_game() {
     let dir = TempDir::new("search-review");
-    let svc = search_service(&dir, &["--workers", "2"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "2"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let pgn = "[Event \"Test\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n[Result \"1-0\"]\n\n\
@@ -466,7 +355,11 @@ fn a_review_judges_the_moves_and_annotates_the_game() {
 #[test]
 fn static_evaluation_of_many_positions() {
     let dir = TempDir::new("search-eval");
-    let svc = search_service(&dir, &["--workers", "1", "--eval-file", "hand"]);
+    let svc = spawn::search(
+        &dir,
+        &["--hash-mb", "16", "--workers", "1", "--eval-file", "hand"],
+        &[],
+    );
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let fens = vec![
@@ -507,9 +400,11 @@ fn static_evaluation_of_many_positions() {
 #[test]
 fn every_bad_input_names_its_field() {
     let dir = TempDir::new("search-bad");
-    let svc = search_service(
+    let svc = spawn::search(
         &dir,
         &[
+            "--hash-mb",
+            "16",
             "--workers",
             "1",
             "--max-batch",
@@ -517,6 +412,7 @@ fn every_bad_input_names_its_field() {
             "--max-time-ms",
             "5000",
         ],
+        &[],
     );
     runtime().block_on(async {
         let mut c = client(&svc).await;
@@ -584,7 +480,11 @@ fn every_bad_input_names_its_field() {
 #[test]
 fn overload_is_refused_at_once_and_cancelled_calls_stop_their_searches() {
     let dir = TempDir::new("search-overload");
-    let svc = search_service(&dir, &["--workers", "1", "--queue", "1"]);
+    let svc = spawn::search(
+        &dir,
+        &["--hash-mb", "16", "--workers", "1", "--queue", "1"],
+        &[],
+    );
     runtime().block_on(async {
         let c = client(&svc).await;
         // Two calls take the worker and the queue place.
@@ -678,7 +578,7 @@ fn analysis_through_the_gateway() {
 fn the_network_evaluation_is_the_default_and_a_bad_file_is_refused() {
     let dir = TempDir::new("search-eval-file");
     // No --eval-file: the embedded network.
-    let svc = search_service(&dir, &["--workers", "1"]);
+    let svc = spawn::search(&dir, &["--hash-mb", "16", "--workers", "1"], &[]);
     runtime().block_on(async {
         let mut c = client(&svc).await;
         let r = c
@@ -702,7 +602,7 @@ fn the_network_evaluation_is_the_default_and_a_bad_file_is_refused() {
     });
     let bad = dir.0.join("bad.nnue");
     std::fs::write(&bad, b"not a network").unwrap();
-    let out = std::process::Command::new(chess_integration_tests::bin("chess-search-service"))
+    let out = std::process::Command::new(bin("chess-search-service"))
         .args([
             "--listen",
             "127.0.0.1:0",

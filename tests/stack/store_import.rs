@@ -3,10 +3,10 @@
 //! what it wrote and what it skipped.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use chess_integration_tests::cli::{sorted_lines, store_export, store_import_file};
 use chess_integration_tests::{TempDir, bin};
 use chess_rules::{Game, Position};
 
@@ -37,33 +37,6 @@ fn game_line(n: usize) -> String {
         r#"{{"game_id":"00000000-0000-4000-8000-{n:012x}","events":[{}]}}"#,
         events.join(",")
     )
-}
-
-fn import(store: &str, input: &Path) -> std::process::Output {
-    Command::new(bin("chess"))
-        .args(["store", "import", "--store", store, "--input"])
-        .arg(input)
-        .output()
-        .expect("run chess store import")
-}
-
-fn export(store: &str) -> Vec<String> {
-    let out = Command::new(bin("chess"))
-        .args(["store", "export", "--store", store])
-        .output()
-        .expect("run chess store export");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut lines: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    lines.sort();
-    lines
 }
 
 /// The games as export writes them (the same events, serialised the same way).
@@ -100,13 +73,13 @@ fn an_import_killed_part_way_leaves_no_half_game_and_runs_again() {
         let _ = child.wait();
         // Whatever it wrote is whole: the run again skips those games as unchanged and
         // writes the rest.
-        let out = import(&store, &input);
+        let out = store_import_file(&store, &input);
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success(),
             "killed after {after_ms} ms, then: {said}"
         );
-        let got = normalised(&export(&store));
+        let got = normalised(&sorted_lines(&store_export(&store)));
         assert_eq!(got.len(), GAMES, "{said}");
         assert!(
             got == expected,
@@ -126,11 +99,11 @@ fn an_import_with_a_bad_line_says_what_it_wrote_and_skipped() {
     writeln!(f, "{}", game_line(2)).unwrap();
     drop(f);
     let store = format!("redb:{}", dir.0.join("s.redb").display());
-    let out = import(&store, &input);
+    let out = store_import_file(&store, &input);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{said}");
     assert!(said.contains("2 game(s) written"), "{said}");
     assert!(said.contains("1 line(s) skipped"), "{said}");
     assert!(said.contains("skipped line 2: not a game"), "{said}");
-    assert_eq!(export(&store).len(), 2);
+    assert_eq!(sorted_lines(&store_export(&store)).len(), 2);
 }

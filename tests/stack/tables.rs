@@ -8,14 +8,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Stack, TempDir, bin};
+use chess_integration_tests::analysis::{analyze, depth, mate_in};
+use chess_integration_tests::{Stack, TempDir, bin, runtime, spawn};
 use chess_proto::v1::analysis_service_client::AnalysisServiceClient;
 use chess_proto::v1::{Judgement, ReviewGameRequest, SearchLimits, score};
 use chess_rules::Position;
 use chess_tablebase::Tablebase;
-
-use crate::runtime;
-use crate::search::{analyze, depth, search_service};
 
 /// KRvK, white to move: a win.
 const KRK: &str = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
@@ -41,13 +39,6 @@ fn dtm(dir: &Path, fen: &str) -> i32 {
     tb.probe_dtm(&Position::from_fen(fen).unwrap())
         .unwrap()
         .dtm_plies()
-}
-
-fn mate_in(s: &Option<chess_proto::v1::Score>) -> Option<i32> {
-    match s.as_ref()?.value? {
-        score::Value::MateIn(n) => Some(n),
-        score::Value::Centipawns(_) => None,
-    }
 }
 
 #[test]
@@ -133,6 +124,8 @@ fn tables_generate_makes_a_set_in_the_data_dir_and_reuses_it() {
     let data = dir.0.join("data");
     let data_arg = data.to_str().unwrap();
     let args = [
+        "--hash-mb",
+        "16",
         "--tables",
         "generate",
         "--tables-generate-pieces",
@@ -143,7 +136,7 @@ fn tables_generate_makes_a_set_in_the_data_dir_and_reuses_it() {
         "json",
     ];
     for run in 0..2 {
-        let svc = search_service(&dir, &args);
+        let svc = spawn::search(&dir, &args, &[]);
         runtime().block_on(async {
             let mut c = AnalysisServiceClient::new(svc.channel().await);
             // The service answers at once and takes the tables up once they are made.

@@ -2,23 +2,14 @@
 //! (and the reply), recorded (state, PGN, watchers), safe to retry, refused with a reason
 //! in other games.
 
-use chess_integration_tests::{Stack, assert_field_error};
+use chess_integration_tests::games::{clients, mv};
+use chess_integration_tests::{Stack, assert_field_error, runtime};
 use chess_proto::v1::game_event::Kind;
 use chess_proto::v1::{
-    Color, CreateGameRequest, GetGameRequest, MakeMoveRequest, TakeBackRequest, WatchGameRequest,
+    Color, CreateGameRequest, GetGameRequest, TakeBackRequest, WatchGameRequest,
 };
 use tokio_stream::StreamExt;
 use tonic::Code;
-
-use crate::{clients, runtime};
-
-fn mv(id: &str, text: &str) -> MakeMoveRequest {
-    MakeMoveRequest {
-        game_id: id.into(),
-        r#move: text.into(),
-        ..Default::default()
-    }
-}
 
 fn take_back(id: &str, side: Color, key: &str) -> TakeBackRequest {
     TakeBackRequest {
@@ -55,7 +46,7 @@ fn takebacks_in_casual_games() {
         let first = watch.next().await.unwrap().unwrap();
         assert_eq!(first.kind, Kind::Snapshot as i32);
         for m in ["e4", "e5", "Nf3"] {
-            games.make_move(mv(&id, m)).await.unwrap();
+            games.make_move(mv(&id, m, None)).await.unwrap();
         }
         // Black, to move, takes back its e5 and white's reply Nf3.
         let s = games
@@ -99,7 +90,7 @@ fn takebacks_in_casual_games() {
         assert_eq!(kinds.len(), 4, "{kinds:?}");
         // A stale view is refused: black answered meanwhile, white's takeback at ply 1 would
         // take black's reply back unseen.
-        games.make_move(mv(&id, "c5")).await.unwrap();
+        games.make_move(mv(&id, "c5", None)).await.unwrap();
         let stale = TakeBackRequest {
             expected_ply: Some(1),
             ..take_back(&id, Color::White, "")
@@ -149,7 +140,7 @@ fn takebacks_in_casual_games() {
             .unwrap()
             .into_inner()
             .game_id;
-        games.make_move(mv(&rated, "d4")).await.unwrap();
+        games.make_move(mv(&rated, "d4", None)).await.unwrap();
         let refused = assert_field_error(
             games.take_back(take_back(&rated, Color::White, "")).await,
             Code::FailedPrecondition,

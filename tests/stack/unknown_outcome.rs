@@ -4,34 +4,18 @@
 //! call sent again, by the client or by the gateway on another replica, must not make a
 //! second event: a FIDE foul counted twice would lose the game.
 
-use std::net::SocketAddr;
-
-use chess_integration_tests::postgres::Postgres;
+use chess_integration_tests::games::{Games, ann_v_bob, client, get, mv};
+use chess_integration_tests::postgres::{Postgres, database_addr};
 use chess_integration_tests::proxy::CutProxy;
-use chess_integration_tests::{Service, TempDir};
+use chess_integration_tests::spawn::{
+    rules_gateway, rules_on_postgres as replica, rules_on_postgres_via as replica_behind,
+};
+use chess_integration_tests::{TempDir, runtime};
 use chess_proto::v1::{
     Color, CreateGameRequest, GameState, IllegalMoves, MakeMoveRequest, ResignRequest,
     TouchPieceRequest,
 };
 use tonic::{Code, Status};
-
-use crate::postgres::{Games, client, get, replica};
-use crate::rules_replicas::gateway;
-use crate::runtime;
-
-/// A replica whose database connections go through `proxy`.
-pub(crate) fn replica_behind(proxy: &CutProxy, url: &str, dir: &TempDir) -> Service {
-    let direct = database_addr(url);
-    let through = url.replace(&direct.to_string(), &proxy.addr().to_string());
-    replica(&through, dir)
-}
-
-/// The `127.0.0.1:port` of a `postgres://user@127.0.0.1:port/db` URL.
-pub(crate) fn database_addr(url: &str) -> SocketAddr {
-    let host = url.split('@').nth(1).and_then(|r| r.split('/').next());
-    host.and_then(|h| h.parse().ok())
-        .unwrap_or_else(|| panic!("no 127.0.0.1:port in {url}"))
-}
 
 /// The call failed with an honest "unknown": UNAVAILABLE (retryable), saying so, and not
 /// claiming that nothing was stored.
@@ -46,22 +30,16 @@ fn assert_unknown<T: std::fmt::Debug>(what: &str, r: Result<T, Status>) {
 
 fn fide_game(key: &str) -> CreateGameRequest {
     CreateGameRequest {
-        time_control_text: "5+3".into(),
-        white: "Ann".into(),
-        black: "Bob".into(),
         illegal_moves: IllegalMoves::Fide.into(),
         request_id: key.into(),
-        ..Default::default()
+        ..ann_v_bob("", "5+3")
     }
 }
 
 fn keyed_move(id: &str, text: &str, ply: u32, key: &str) -> MakeMoveRequest {
     MakeMoveRequest {
-        game_id: id.into(),
-        r#move: text.into(),
-        expected_ply: Some(ply),
         request_id: key.into(),
-        ..Default::default()
+        ..mv(id, text, Some(ply))
     }
 }
 
@@ -169,7 +147,7 @@ fn a_foul_the_gateway_sends_again_to_another_replica_counts_once() {
     let proxy = CutProxy::start(database_addr(&url));
     let a = replica_behind(&proxy, &url, &dir);
     let b = replica(&url, &dir);
-    let gw = gateway(&dir, &[&a, &b]);
+    let gw = rules_gateway(&dir, &[&a, &b]);
     runtime().block_on(async {
         let mut games =
             chess_proto::v1::game_service_client::GameServiceClient::new(gw.channel().await);

@@ -12,7 +12,8 @@ use chess_proto::v1::{
 use chess_rules::Position;
 use tonic::Code;
 
-use crate::{clients, runtime};
+use chess_integration_tests::games::clients;
+use chess_integration_tests::runtime;
 
 const LOCKED: &str = "k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1";
 const ALMOST_LOCKED: &str = "k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P2/7P/4K3 w - - 0 1";

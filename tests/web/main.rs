@@ -13,18 +13,18 @@
 //! `$CHROMIUM`); without them the test says what is missing and passes, except under
 //! `CI=true`, where it fails.
 
-use std::io::{BufRead, BufReader, Read};
+#![forbid(unsafe_code)]
+
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chess_integration_tests::{Service, TempDir, bin};
+use chess_integration_tests::up::Up;
+use chess_integration_tests::{TempDir, spawn};
 
 /// Longest the browser script may run (it takes well under a minute on a developer machine).
 const BROWSER_LIMIT: Duration = Duration::from_secs(300);
-/// Longest a server may take to print its addresses.
-const START_LIMIT: Duration = Duration::from_secs(60);
 const KEY: &str = "web-test-key-7f3a";
 
 fn repo() -> PathBuf {
@@ -62,72 +62,6 @@ fn prerequisites() -> Result<(PathBuf, PathBuf), String> {
     Ok((chromium, web))
 }
 
-/// A child process killed (and reaped) on drop, its stdout lines on a channel.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    name: &'static str,
-}
-
-impl Running {
-    fn start(name: &'static str, command: &mut Command) -> Running {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running { child, lines, name }
-    }
-
-    /// Reads stdout lines until `last` (inclusive); all of them.
-    fn read_until(&self, last: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + START_LIMIT;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = last(&line);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(e) => panic!(
-                    "{}: no ready line ({e}); stdout so far: {seen:#?}",
-                    self.name
-                ),
-            }
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn field<'a>(lines: &'a [String], prefix: &str, key: &str) -> &'a str {
-    lines
-        .iter()
-        .filter(|l| l.starts_with(prefix))
-        .find_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix(key)))
-        .unwrap_or_else(|| panic!("no {prefix}...{key} in {lines:#?}"))
-}
-
 /// One HTTP/1.1 exchange (`Connection: close`): the response head and body.
 fn http1(addr: &str, request: &[u8]) -> (String, Vec<u8>) {
     use std::io::Write;
@@ -151,32 +85,24 @@ fn http1(addr: &str, request: &[u8]) -> (String, Vec<u8>) {
 #[test]
 fn the_web_port_serves_the_page_and_the_keyed_api() {
     let dir = TempDir::new("web-port");
-    let data = dir.0.join("data");
-    let rules = Service::start(
-        "chess-rules-service",
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().expect("UTF-8"),
-        ],
+    let rules = spawn::rules(&dir, &[], &[]);
+    let gateway = spawn::gateway(
+        &dir,
+        &rules.url(),
         &[],
-        &dir.0,
+        &[
+            "--web-listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--auth",
+            "keys",
+            "--log",
+            "warn",
+        ],
+        &[("CHESS_API_KEYS", KEY)],
     );
-    let gateway = Running::start(
-        "keyed gateway",
-        Command::new(bin("chess-gateway"))
-            .args(["--listen", "127.0.0.1:0", "--web-listen", "127.0.0.1:0"])
-            .args(["--metrics-listen", "127.0.0.1:0", "--auth", "keys"])
-            .args(["--rules-addr", &rules.url(), "--log", "warn"])
-            .env("CHESS_API_KEYS", KEY),
-    );
-    let lines = gateway.read_until(|l| l.starts_with("WEB "));
-    let url = field(&lines, "WEB ", "url=");
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let addr = gateway.web.expect("the web address").to_string();
 
     let (head, page) = http1(
         &addr,
@@ -237,62 +163,41 @@ fn the_web_app_in_chromium() {
         }
     };
     let data = TempDir::new("web");
-    let up = Running::start(
-        "chess up",
-        Command::new(bin("chess")).args([
-            "up",
-            "--memory",
-            "--listen",
-            "127.0.0.1:0",
-            "--rules-listen",
-            "127.0.0.1:0",
-            "--search-listen",
-            "127.0.0.1:0",
-            "--web-listen",
-            "127.0.0.1:0",
-            "--search-workers",
-            "1",
-            "--search-hash-mb",
-            "16",
-            "--data-dir",
-            data.0.to_str().expect("UTF-8 temp path"),
-        ]),
-    );
-    let startup = up.read_until(|l| l == "Ctrl-C stops the stack.");
-    let url = field(&startup, "WEB ", "url=").to_owned();
+    let up = Up::start(&[
+        "--web-listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        data.0.to_str().expect("UTF-8 temp path"),
+    ]);
+    let url = up.field("WEB ", "url=").to_owned();
     assert!(
-        startup
+        up.startup
             .iter()
             .any(|l| l.contains(&format!("web      {url}"))),
-        "{startup:#?}"
+        "{:#?}",
+        up.startup
     );
-    let rules = field(&startup, "LISTENING service=rules", "grpc=").to_owned();
-    let search = field(&startup, "LISTENING service=search", "grpc=").to_owned();
+    let rules = up.field("LISTENING service=rules", "grpc=").to_owned();
+    let search = up.field("LISTENING service=search", "grpc=").to_owned();
 
     // A gateway that needs API keys, serving the page too, in front of the same services.
-    let keyed = Running::start(
-        "keyed gateway",
-        Command::new(bin("chess-gateway"))
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--web-listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--auth",
-                "keys",
-                "--rules-addr",
-                &format!("http://{rules}"),
-                "--search-addr",
-                &format!("http://{search}"),
-                "--log",
-                "warn",
-            ])
-            .env("CHESS_API_KEYS", KEY),
+    let keyed = spawn::gateway(
+        &data,
+        &format!("http://{rules}"),
+        &[format!("http://{search}")],
+        &[
+            "--web-listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--auth",
+            "keys",
+            "--log",
+            "warn",
+        ],
+        &[("CHESS_API_KEYS", KEY)],
     );
-    let keyed_lines = keyed.read_until(|l| l.starts_with("WEB "));
-    let keyed_url = field(&keyed_lines, "WEB ", "url=").to_owned();
+    let keyed_url = format!("http://{}/", keyed.web.expect("the web address"));
 
     let shots = repo().join("docs/web");
     let log = data.0.join("browser.log");

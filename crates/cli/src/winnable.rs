@@ -12,7 +12,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use chess_knowledge::{Analysis, Limits, Verdict, winnable};
+use chess_knowledge::{Analysis, Verdict, WinnableBudget, winnable};
 use chess_rules::{Color, Position};
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
@@ -50,9 +50,9 @@ pub struct WinnableArgs {
 
 pub fn run(args: WinnableArgs) -> CliResult {
     let mut limits = if args.full {
-        Limits::full()
+        WinnableBudget::full()
     } else {
-        Limits::quick()
+        WinnableBudget::quick()
     };
     if let Some(n) = args.nodes {
         limits = limits.with_nodes(n);
@@ -112,7 +112,7 @@ fn position_of(words: &[String]) -> Result<Position, String> {
     Ok(pos)
 }
 
-fn analyse(pos: &Position, sides: &[Color], limits: &Limits) -> Vec<Analysis> {
+fn analyse(pos: &Position, sides: &[Color], limits: &WinnableBudget) -> Vec<Analysis> {
     sides.iter().map(|&c| winnable(pos, c, limits)).collect()
 }
 

@@ -15,7 +15,7 @@ use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
 use tonic::{Code, Response, Status};
 
 use crate::replicas::{Refused, Replica, ReplicaPool, Retry};
-use crate::upstream::{Backend, Call, Compression, client, forward, gzip_request};
+use crate::upstream::{Call, Compression, UpstreamChannel, client, forward, gzip_request};
 
 /// Sends one admitted MakeMove to the rules replicas.
 pub(crate) async fn make_move(
@@ -27,7 +27,7 @@ pub(crate) async fn make_move(
     ensure_request_id(&mut message.request_id);
     let retry = Retry::Safe;
     let gzip = gzip_request(gzip, &message);
-    let client = |b: &Backend| client!(GameServiceClient, b, gzip);
+    let client = |b: &UpstreamChannel| client!(GameServiceClient, b, gzip);
     let send = |mut c: GameServiceClient<_>, r| async move { c.make_move(r).await };
     match rules
         .call_reporting(call, message.clone(), retry, client, send)

@@ -39,7 +39,7 @@ use crate::engine_move::{Backends, engine_move};
 use crate::make_move::make_move;
 use crate::replicas::{RULES, ReplicaPool, Retry, SEARCH};
 use crate::upstream::{
-    Backend, BoxStream, Call, StreamHooks, client, gzip_request, incoming_timeout,
+    BoxStream, Call, StreamHooks, UpstreamChannel, client, gzip_request, incoming_timeout,
 };
 
 /// The gateway's state, shared by all four services.
@@ -608,7 +608,7 @@ impl GatewayService for Gateway {
         self.admit("server_info", request, true)?;
         let rules = self.rules.replicas();
         let search = self.search.replicas();
-        let backends: Vec<&Backend> = rules
+        let backends: Vec<&UpstreamChannel> = rules
             .iter()
             .chain(search.iter())
             .map(|r| &r.backend)

@@ -84,7 +84,7 @@ pub(crate) use client;
 
 /// One backend address and its channel.
 #[derive(Clone, Debug)]
-pub(crate) struct Backend {
+pub(crate) struct UpstreamChannel {
     /// `rules` or `search`.
     pub name: &'static str,
     /// As configured, e.g. `http://127.0.0.1:50052`.
@@ -92,10 +92,10 @@ pub(crate) struct Backend {
     pub channel: Channel,
 }
 
-impl Backend {
+impl UpstreamChannel {
     /// A backend reached over a lazily connected channel: nothing connects until the first call,
     /// and a backend that is down makes calls fail, not the gateway's start.
-    pub fn new(name: &'static str, uri: &Uri) -> Backend {
+    pub fn new(name: &'static str, uri: &Uri) -> UpstreamChannel {
         let address: Arc<str> = uri.to_string().trim_end_matches('/').into();
         let endpoint = Endpoint::from(uri.clone())
             .http2_keep_alive_interval(Duration::from_secs(30))
@@ -105,7 +105,7 @@ impl Backend {
             name,
             address: address.clone(),
         };
-        Backend {
+        UpstreamChannel {
             name,
             address,
             channel: endpoint.connect_with_connector_lazy(connector),
@@ -210,7 +210,7 @@ fn refused_here(status: &Status) -> Option<h2::Reason> {
 /// within the call's deadline. Dropping the returned future (the caller went away) drops the
 /// backend call, which cancels it there.
 pub(crate) async fn forward<C, Req, Resp, Fut>(
-    backend: &Backend,
+    backend: &UpstreamChannel,
     client: C,
     call: &Call,
     message: Req,
@@ -234,7 +234,7 @@ pub(crate) struct Failed {
 
 /// [`forward`], also saying whether a failed call may have reached the backend.
 pub(crate) async fn send<C, Req, Resp, Fut>(
-    backend: &Backend,
+    backend: &UpstreamChannel,
     client: C,
     call: &Call,
     message: Req,
@@ -304,7 +304,7 @@ pub(crate) struct StreamHooks {
 /// which cancels the call there.
 pub(crate) fn forward_stream<T: Send + 'static>(
     response: Response<Streaming<T>>,
-    backend: &Backend,
+    backend: &UpstreamChannel,
     deadline: Option<Instant>,
     hooks: StreamHooks,
 ) -> Response<BoxStream<T>> {
@@ -323,7 +323,7 @@ pub(crate) fn forward_stream<T: Send + 'static>(
 
 struct Forwarded<T> {
     inner: Streaming<T>,
-    backend: Backend,
+    backend: UpstreamChannel,
     deadline: Option<Instant>,
     stop: Option<StopSignal>,
     on_unavailable: Option<OnUnavailable>,

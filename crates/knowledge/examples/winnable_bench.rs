@@ -17,7 +17,7 @@ mod cpu;
 
 use cpu::thread_cpu_time;
 
-use chess_knowledge::{Limits, Verdict, proves_mate, winnability};
+use chess_knowledge::{Verdict, WinnableBudget, proves_mate, winnability};
 use chess_pgn::read_games;
 use chess_rules::Position;
 
@@ -53,7 +53,7 @@ impl Tally {
 
     /// Times `repeats` runs and keeps the fastest, so that a time slice lost to another
     /// process on a shared machine is not taken for the analysis's worst case.
-    fn run(&mut self, pos: &Position, limits: &Limits, repeats: u32) {
+    fn run(&mut self, pos: &Position, limits: &WinnableBudget, repeats: u32) {
         let mut took = Duration::MAX;
         let mut both = None;
         for _ in 0..repeats.max(1) {
@@ -184,25 +184,25 @@ fn main() {
 
     let mut quick = Tally::new();
     for p in &every {
-        quick.run(p, &Limits::quick(), 3);
+        quick.run(p, &WinnableBudget::quick(), 3);
     }
     quick.print("quick, every position of the games");
 
     let mut full = Tally::new();
     for p in &finals {
-        full.run(p, &Limits::full(), 1);
+        full.run(p, &WinnableBudget::full(), 1);
     }
     full.print("full, final positions of the games");
 
     let randoms = random_finals(0x5eed_0000_0000_0001, 500);
     let mut quick_random = Tally::new();
     for p in &randoms {
-        quick_random.run(p, &Limits::quick(), 3);
+        quick_random.run(p, &WinnableBudget::quick(), 3);
     }
     quick_random.print("quick, final positions of 500 random games");
     let mut full_random = Tally::new();
     for p in &randoms {
-        full_random.run(p, &Limits::full(), 1);
+        full_random.run(p, &WinnableBudget::full(), 1);
     }
     full_random.print("full, final positions of 500 random games");
 }

@@ -14,7 +14,7 @@ mod cpu;
 
 use cpu::thread_cpu_time;
 
-use chess_knowledge::{Limits, Verdict, proves_mate, winnability};
+use chess_knowledge::{Verdict, WinnableBudget, proves_mate, winnability};
 use chess_rules::{Color, Position};
 
 #[derive(Default)]
@@ -33,7 +33,7 @@ fn main() {
         .position(|a| a == "--nodes")
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
-        .unwrap_or(Limits::FULL_NODES);
+        .unwrap_or(WinnableBudget::FULL_NODES);
     let Some(path) = args
         .iter()
         .find(|a| !a.starts_with('-') && a.parse::<u64>().is_err())
@@ -48,7 +48,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let limits = Limits::full().with_nodes(nodes);
+    let limits = WinnableBudget::full().with_nodes(nodes);
     let mut by_label: std::collections::BTreeMap<String, Counts> = Default::default();
     let mut total = Duration::ZERO;
     let mut worst = (Duration::ZERO, String::new());

@@ -36,5 +36,6 @@ pub use report::{
     SideMaterial, Sides, WinnabilityReport, describe,
 };
 pub use winnable::{
-    Analysis, Limits, Mode, Verdict, Winnability, find_helpmate, proves_mate, winnability, winnable,
+    Analysis, Mode, Verdict, Winnability, WinnableBudget, find_helpmate, proves_mate, winnability,
+    winnable,
 };

@@ -1,7 +1,7 @@
 //! The unwinnability analysis: positions of each class, every proof replayed through the
 //! rules, and random positions that must neither panic nor overrun their budget.
 
-use chess_knowledge::{Limits, Verdict, proves_mate, winnability, winnable};
+use chess_knowledge::{Verdict, WinnableBudget, proves_mate, winnability, winnable};
 use chess_rules::{Color, Position};
 
 fn pos(fen: &str) -> Position {
@@ -11,7 +11,7 @@ fn pos(fen: &str) -> Position {
 /// Both verdicts in full mode, each winnable proof checked by replaying it.
 fn code(fen: &str) -> (String, Vec<String>) {
     let p = pos(fen);
-    let both = winnability(&p, &Limits::full());
+    let both = winnability(&p, &WinnableBudget::full());
     let mut reasons = Vec::new();
     for a in [&both.white, &both.black] {
         match &a.verdict {
@@ -114,18 +114,18 @@ fn every_reachable_position_searched() {
     // With the rook outside the pocket it mates, with help.
     assert_eq!(&code("k7/6p1/6P1/6PK/6P1/6P1/7P/7R w - - 0 1").0[..1], "W");
     // Quick mode, run after every move, does not search that far.
-    let quick = winnability(&pos(fen), &Limits::quick());
+    let quick = winnability(&pos(fen), &WinnableBudget::quick());
     assert!(!quick.is_dead());
 }
 
 #[test]
 fn the_game_already_over() {
     let mated = pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
-    let both = winnability(&mated, &Limits::quick());
+    let both = winnability(&mated, &WinnableBudget::quick());
     assert_eq!(both.black.verdict, Verdict::Winnable { line: vec![] });
     assert!(both.white.verdict.is_unwinnable());
     let stalemate = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
-    assert!(winnability(&stalemate, &Limits::quick()).is_dead());
+    assert!(winnability(&stalemate, &WinnableBudget::quick()).is_dead());
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn quick_mode_decides_the_dead_classes() {
         "k7/7B/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1",
         "8/8/8/2k5/8/8/3KB3/8 w - - 0 1",
     ] {
-        let both = winnability(&pos(fen), &Limits::quick());
+        let both = winnability(&pos(fen), &WinnableBudget::quick());
         assert!(both.is_dead(), "{fen}: {}", both.code());
         assert!(both.dead_reason().is_some());
     }
@@ -179,7 +179,7 @@ fn random_positions(seed: u64, games: usize) -> Vec<Position> {
 
 #[test]
 fn every_proof_is_legal_and_mates_and_no_answer_contradicts_material() {
-    let limits = Limits::full().with_nodes(20_000);
+    let limits = WinnableBudget::full().with_nodes(20_000);
     for p in random_positions(0x5eed_1234_abcd_0001, 40) {
         for c in Color::ALL {
             let a = winnable(&p, c, &limits);
@@ -191,7 +191,7 @@ fn every_proof_is_legal_and_mates_and_no_answer_contradicts_material() {
                 }
                 Verdict::Unwinnable { .. } => {
                     // Nothing the search can find may contradict a proof of unwinnability.
-                    let q = winnable(&p, c, &Limits::quick().with_nodes(5_000));
+                    let q = winnable(&p, c, &WinnableBudget::quick().with_nodes(5_000));
                     assert!(!q.verdict.is_winnable(), "{}", p.fen());
                 }
                 Verdict::Undetermined => {}
@@ -254,7 +254,10 @@ fn random_positions_never_panic_nor_overrun_the_budget() {
             continue;
         };
         checked += 1;
-        for limits in [Limits::quick(), Limits::full().with_nodes(3_000)] {
+        for limits in [
+            WinnableBudget::quick(),
+            WinnableBudget::full().with_nodes(3_000),
+        ] {
             for c in Color::ALL {
                 let a = winnable(&p, c, &limits);
                 assert!(a.nodes <= limits.nodes, "{fen}");
@@ -295,16 +298,16 @@ fn pawns_that_can_only_walk_into_the_wall() {
     // The black pawns a5, c5, e5, g5 have no pawn to guard them: a king above the wall can
     // take one and walk in, so the wall proves nothing.
     let p = pos("k7/7B/2K5/p1p1p1p1/PpPpPpPp/3P1P1P/1P6/8 w - - 0 1");
-    assert!(!winnability(&p, &Limits::quick()).is_dead());
+    assert!(!winnability(&p, &WinnableBudget::quick()).is_dead());
     // White's king below could take the b-pawn when it comes to b3: not provable either.
     let p = pos("k7/7B/8/p1p1p1p1/PpPpPpPp/3P1P1P/1P6/4K3 w - - 0 1");
-    assert!(!winnability(&p, &Limits::quick()).is_dead());
+    assert!(!winnability(&p, &WinnableBudget::quick()).is_dead());
     // Facing pawns on an open file with a capture on the way: not provable, and winnable.
     let (c, _) = code("k7/7B/8/p1p1p1p1/PpPpPpP1/1P1P1P2/7P/4K3 w - - 0 1");
     assert_eq!(&c[..1], "W");
     // Mobile pawns whose paths meet an enemy pawn's attack: the argument does not apply.
     let p = pos("4k3/8/8/3p4/8/4P3/8/4K3 w - - 0 1");
-    assert!(!winnability(&p, &Limits::quick()).is_dead());
+    assert!(!winnability(&p, &WinnableBudget::quick()).is_dead());
 }
 
 /// Random pawn chains (each file: a white pawn, a black pawn ahead) with kings and a few
@@ -376,7 +379,7 @@ fn static_proofs_never_contradict_the_search() {
             continue;
         }
         for c in Color::ALL {
-            let a = winnable(&p, c, &Limits::quick());
+            let a = winnable(&p, c, &WinnableBudget::quick());
             let Verdict::Unwinnable { reason } = &a.verdict else {
                 continue;
             };
@@ -422,7 +425,7 @@ fn a_lone_bishop_never_mates_rooks_and_queens() {
         };
         checked += 1;
         assert!(
-            winnable(&p, Color::White, &Limits::quick())
+            winnable(&p, Color::White, &WinnableBudget::quick())
                 .verdict
                 .is_unwinnable()
                 || !p.has_legal_moves(),

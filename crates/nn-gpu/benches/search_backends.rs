@@ -28,7 +28,7 @@ use chess_nn::{BatchEvaluator, CpuBatch, Network};
 use chess_nn_gpu::{GpuBatch, GpuOptions};
 use chess_rules::Position;
 use chess_search::batched::{self, Scheduler};
-use chess_search::{Engine, EngineOptions, Limits, NnueEval, NnueStats, SearchResult};
+use chess_search::{Engine, EngineOptions, NnueEval, NnueStats, SearchLimits, SearchResult};
 
 const CONCURRENCY: [usize; 3] = [1, 8, 64];
 
@@ -68,7 +68,7 @@ fn total_nodes(results: &[SearchResult]) -> u64 {
 fn incremental(
     net: &Arc<Network>,
     positions: &[Position],
-    limits: &Limits,
+    limits: &SearchLimits,
 ) -> (Run, Vec<SearchResult>) {
     let stats = Arc::new(NnueStats::default());
     let (n, s) = (net.clone(), stats.clone());
@@ -96,7 +96,7 @@ fn batched_run(
     net: &Arc<Network>,
     backend: Box<dyn BatchEvaluator + Send>,
     positions: &[Position],
-    limits: &Limits,
+    limits: &SearchLimits,
 ) -> (Run, Vec<SearchResult>) {
     let mut s = Scheduler::new(net.clone(), backend, 16_384);
     let start = Instant::now();
@@ -113,7 +113,7 @@ fn batched_run(
 
 fn main() {
     let (depth, net) = args();
-    let limits = Limits::depth(depth);
+    let limits = SearchLimits::depth(depth);
     let pool: Vec<Position> = support::positions(3, 64 * 40)
         .into_iter()
         .step_by(40)

@@ -68,6 +68,8 @@
 //! # Ok::<(), chess_nn_gpu::GpuError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod device;
 mod error;
 mod evaluator;

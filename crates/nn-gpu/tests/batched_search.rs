@@ -11,13 +11,13 @@ use chess_nn::{BatchEvaluator, CpuBatch, Network};
 use chess_nn_gpu::GpuOptions;
 use chess_rules::Position;
 use chess_search::batched::{self, Scheduler};
-use chess_search::{Engine, EngineOptions, Limits, NnueEval, SearchResult};
+use chess_search::{Engine, EngineOptions, NnueEval, SearchLimits, SearchResult};
 
 fn batched(
     net: &Arc<Network>,
     backend: Box<dyn BatchEvaluator + Send>,
     positions: &[Position],
-    limits: &Limits,
+    limits: &SearchLimits,
 ) -> (Vec<SearchResult>, u64) {
     let mut s = Scheduler::new(net.clone(), backend, 1024);
     let r = batched::search_all(&mut s, &EngineOptions::default(), positions, limits);
@@ -39,7 +39,7 @@ fn search_is_the_same_on_cpu_incremental_cpu_batches_and_gpu_batches() {
             .filter(|p| !p.legal_moves().is_empty())
             .collect();
         assert!(positions.len() >= 6);
-        let limits = Limits::depth(6);
+        let limits = SearchLimits::depth(6);
         let (on_gpu, largest) = batched(&net, Box::new(gpu), &positions, &limits);
         let (on_cpu, _) = batched(
             &net,

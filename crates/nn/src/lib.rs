@@ -29,6 +29,9 @@
 //! The default network embedded here is trained by `chess-train` from our engine's self-play;
 //! `docs/network.md` gives its data, training settings and match result.
 
+// Unsafe code only where allowed by name: the run-time SIMD dispatch in simd.rs.
+#![deny(unsafe_code)]
+
 mod accumulator;
 mod batch;
 mod error;
@@ -36,6 +39,7 @@ mod features;
 mod inference;
 mod kernels;
 mod network;
+#[allow(unsafe_code)] // calls into the AVX2/AVX-512 copies of the kernels: see its SAFETY lines
 mod simd;
 
 pub use accumulator::{Accumulator, MoveDelta, PlacedPiece};

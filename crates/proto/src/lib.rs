@@ -6,6 +6,8 @@
 //! conversions between wire types and `chess-rules` types are `chess-wire`'s, so that the
 //! gateway and `chess-service-kit` compile without the rules and knowledge crates.
 
+#![forbid(unsafe_code)]
+
 pub mod codec;
 mod field;
 

@@ -9,7 +9,7 @@ use chess_service_kit::CommonArgs;
 /// Request limits the service enforces itself (the gateway enforces its own, usually
 /// tighter, in front).
 #[derive(Clone, Debug)]
-pub(crate) struct Limits {
+pub(crate) struct RequestLimits {
     pub max_moves: usize,
     pub max_pgn_bytes: usize,
     pub max_games: usize,
@@ -104,8 +104,8 @@ pub struct Config {
 }
 
 impl Config {
-    pub(crate) fn limits(&self) -> Limits {
-        Limits {
+    pub(crate) fn limits(&self) -> RequestLimits {
+        RequestLimits {
             max_moves: self.max_moves,
             max_pgn_bytes: self.max_pgn_bytes,
             max_games: self.max_games,

@@ -34,7 +34,7 @@ use chess_service_kit::{
 };
 use tonic::codec::CompressionEncoding;
 
-pub(crate) use config::Limits;
+pub(crate) use config::RequestLimits;
 pub use config::{Config, StoreKind};
 pub use game_id::GameId;
 

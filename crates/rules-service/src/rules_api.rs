@@ -18,16 +18,16 @@ use chess_wire::{
 };
 use tonic::{Request, Response, Status};
 
-use crate::Limits;
+use crate::RequestLimits;
 
 /// The stateless half of the rules service.
 #[derive(Clone, Debug)]
 pub struct RulesApi {
-    limits: Limits,
+    limits: RequestLimits,
 }
 
 impl RulesApi {
-    pub fn new(limits: Limits) -> RulesApi {
+    pub fn new(limits: RequestLimits) -> RulesApi {
         RulesApi { limits }
     }
 
@@ -241,8 +241,8 @@ impl RulesService for RulesApi {
             None => vec![Color::White, Color::Black],
         };
         let mut limits = match winnability_request::Mode::try_from(req.mode) {
-            Ok(winnability_request::Mode::Full) => chess_knowledge::Limits::full(),
-            Ok(_) => chess_knowledge::Limits::quick(),
+            Ok(winnability_request::Mode::Full) => chess_knowledge::WinnableBudget::full(),
+            Ok(_) => chess_knowledge::WinnableBudget::quick(),
             Err(_) => {
                 return Err(FieldViolation::new(
                     "mode",
@@ -280,7 +280,7 @@ const MAX_NODE_BUDGET: u64 = 50_000_000;
 fn winnability_of(
     pos: &Position,
     sides: &[Color],
-    limits: &chess_knowledge::Limits,
+    limits: &chess_knowledge::WinnableBudget,
 ) -> WinnabilityResponse {
     let analyses: Vec<chess_knowledge::Analysis> = sides
         .iter()

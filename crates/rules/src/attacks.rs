@@ -132,6 +132,7 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
 }
 
 #[inline]
+#[allow(unsafe_code)] // the one unchecked index of the crate: see SAFETY below
 fn magic_lookup(m: &Magic, occupied: Bitboard) -> Bitboard {
     let idx = m.offset + ((occupied.0 & m.mask).wrapping_mul(m.magic) >> m.shift) as usize;
     debug_assert!(idx < SLIDER_TABLE_LEN);

@@ -14,6 +14,9 @@
 //! assert!(matches!(game.outcome(), Some(Outcome::Decisive { .. })));
 //! ```
 
+// Unsafe code only where allowed by name: the unchecked slider-table index in attacks.rs.
+#![deny(unsafe_code)]
+
 mod attacks;
 mod bitboard;
 mod castling;

@@ -21,7 +21,7 @@ use tonic::{Request, Response, Status};
 
 use crate::Config;
 use crate::checks::{
-    ApiLimits, BestMoveJob, Default_, check_analyze, check_best_move, check_limits, over_limit,
+    BestMoveJob, Default_, RequestLimits, check_analyze, check_best_move, check_limits, over_limit,
 };
 use crate::jobs::{SearchJob, run_search};
 use crate::pool::{Cancel, CancelOnDrop, Engines, WorkerPool};
@@ -32,7 +32,7 @@ use crate::wire::{finished, line_to_proto, response, score_to_proto, wdl_to_prot
 #[derive(Clone, Debug)]
 pub struct SearchApi {
     pool: WorkerPool,
-    limits: ApiLimits,
+    limits: RequestLimits,
 }
 
 type ResponseStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -77,7 +77,7 @@ impl SearchApi {
     pub fn new(pool: WorkerPool, config: &Config) -> SearchApi {
         SearchApi {
             pool,
-            limits: ApiLimits::from_config(config),
+            limits: RequestLimits::from_config(config),
         }
     }
 

@@ -6,7 +6,7 @@ use std::fmt::Display;
 use chess_proto::FieldViolation;
 use chess_proto::v1;
 use chess_rules::{Game, Outcome, Position};
-use chess_search::{Limits, SplitMix64};
+use chess_search::{SearchLimits, SplitMix64};
 use chess_wire::{move_from_text, position_from_fen};
 use tonic::Status;
 
@@ -16,7 +16,7 @@ use crate::strength::{Level, MAX_ELO, MIN_ELO};
 
 /// The limits the service enforces.
 #[derive(Clone, Debug)]
-pub struct ApiLimits {
+pub struct RequestLimits {
     pub max_depth: u32,
     pub max_time_ms: u64,
     pub max_nodes: u64,
@@ -30,9 +30,9 @@ pub struct ApiLimits {
     pub hash_mb: usize,
 }
 
-impl ApiLimits {
-    pub fn from_config(c: &Config) -> ApiLimits {
-        ApiLimits {
+impl RequestLimits {
+    pub fn from_config(c: &Config) -> RequestLimits {
+        RequestLimits {
             max_depth: c.max_depth,
             max_time_ms: c.max_time_ms.max(1),
             max_nodes: c.max_nodes.max(1),
@@ -117,9 +117,9 @@ pub enum Default_ {
 pub fn check_limits(
     prefix: &str,
     limits: Option<&v1::SearchLimits>,
-    cfg: &ApiLimits,
+    cfg: &RequestLimits,
     default: Default_,
-) -> Result<Limits, FieldViolation> {
+) -> Result<SearchLimits, FieldViolation> {
     let l = limits.cloned().unwrap_or_default();
     let field = |name: &str| format!("{prefix}limits.{name}");
     if l.depth > cfg.max_depth {
@@ -151,11 +151,11 @@ pub fn check_limits(
             format!("{max_mate} moves"),
         ));
     }
-    let mut out = Limits {
+    let mut out = SearchLimits {
         depth: (l.depth > 0).then_some(l.depth),
         nodes: (l.nodes > 0).then_some(l.nodes),
         mate: (l.mate > 0).then_some(l.mate),
-        ..Limits::default()
+        ..SearchLimits::default()
     };
     let unset = l.depth == 0 && l.nodes == 0 && l.mate == 0 && l.time_ms == 0;
     out.movetime = Some(match (l.time_ms, unset, default) {
@@ -171,7 +171,7 @@ pub fn check_limits(
     Ok(out)
 }
 
-fn check_multipv(prefix: &str, multipv: u32, cfg: &ApiLimits) -> Result<usize, FieldViolation> {
+fn check_multipv(prefix: &str, multipv: u32, cfg: &RequestLimits) -> Result<usize, FieldViolation> {
     if multipv > cfg.max_multipv {
         return Err(over_limit(
             format!("{prefix}multipv"),
@@ -187,7 +187,7 @@ fn check_multipv(prefix: &str, multipv: u32, cfg: &ApiLimits) -> Result<usize, F
 pub fn check_analyze(
     prefix: &str,
     req: &v1::AnalyzeRequest,
-    cfg: &ApiLimits,
+    cfg: &RequestLimits,
 ) -> Result<(SearchJob, String, Option<Outcome>), FieldViolation> {
     let placed = place(prefix, &req.fen, &req.moves, cfg.max_moves)?;
     let limits = check_limits(
@@ -219,7 +219,10 @@ pub struct BestMoveJob {
     pub elo: u32,
 }
 
-pub fn check_best_move(req: &v1::BestMoveRequest, cfg: &ApiLimits) -> Result<BestMoveJob, Status> {
+pub fn check_best_move(
+    req: &v1::BestMoveRequest,
+    cfg: &RequestLimits,
+) -> Result<BestMoveJob, Status> {
     let placed = place("", &req.fen, &req.moves, cfg.max_moves)?;
     let strength = req.strength.unwrap_or_default();
     if strength.elo != 0 && !(MIN_ELO..=MAX_ELO).contains(&strength.elo) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chess_service_kit::CommonArgs;
 
-use crate::pool::Backend;
+use crate::pool::EvalBackend;
 use crate::tables::{self, TablesSpec};
 
 /// Configuration: flags with `CHESS_SEARCH_*` environment fallbacks.
@@ -87,8 +87,8 @@ pub struct Config {
     /// to the CPU with a warning when no GPU can run it). The batched backends need a network
     /// (`--eval-file`). `cpu` is the default because it is the fastest on machines without a
     /// GPU (docs/network.md has the measurements).
-    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = Backend::Cpu)]
-    pub backend: Backend,
+    #[arg(long, env = "CHESS_SEARCH_BACKEND", value_enum, default_value_t = EvalBackend::Cpu)]
+    pub backend: EvalBackend,
 
     /// Batched backends: searches each worker runs at once (their leaves fill the batches).
     #[arg(long, env = "CHESS_SEARCH_TASKS", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use chess_rules::Position;
 use chess_search::batched;
-use chess_search::{Engine, Limits, Line, SearchResult, StopHandle};
+use chess_search::{Engine, Line, SearchLimits, SearchResult, StopHandle};
 
 use crate::pool::{Cancel, SearchMetrics};
 
@@ -14,7 +14,7 @@ pub struct SearchJob {
     pub position: Position,
     /// Zobrist keys of the positions before `position`, oldest first.
     pub history: Vec<u64>,
-    pub limits: Limits,
+    pub limits: SearchLimits,
     pub multipv: usize,
 }
 

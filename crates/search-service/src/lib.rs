@@ -32,7 +32,7 @@ use chess_service_kit::{Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
 
 pub use config::Config;
-pub use pool::Backend;
+pub use pool::EvalBackend;
 pub use tables::{TablesError, TablesSpec};
 
 /// Why the service could not start, or stopped serving.

@@ -3,7 +3,7 @@
 //! refused at once with `RESOURCE_EXHAUSTED`. Cancellation is by [`Cancel`]: dropping a call's
 //! [`CancelOnDrop`] guard stops its searches.
 //!
-//! Two ways to run searches ([`Backend`]):
+//! Two ways to run searches ([`EvalBackend`]):
 //!
 //! - `cpu`: each worker thread owns its engines and runs one search at a time, evaluating
 //!   with the incremental evaluator (hand-written or network);
@@ -49,7 +49,7 @@ pub type Task = Box<dyn FnOnce(&mut Engines) + Send>;
 
 /// Where evaluations run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Backend {
+pub enum EvalBackend {
     /// One search per worker thread, incremental evaluation on the CPU.
     Cpu,
     /// Batched search, batches evaluated on the CPU.
@@ -58,16 +58,16 @@ pub enum Backend {
     Gpu,
 }
 
-impl Backend {
+impl EvalBackend {
     pub fn is_batched(self) -> bool {
-        self != Backend::Cpu
+        self != EvalBackend::Cpu
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Backend::Cpu => "cpu",
-            Backend::CpuBatched => "cpu-batched",
-            Backend::Gpu => "gpu",
+            EvalBackend::Cpu => "cpu",
+            EvalBackend::CpuBatched => "cpu-batched",
+            EvalBackend::Gpu => "gpu",
         }
     }
 }
@@ -81,7 +81,7 @@ pub struct PoolConfig {
     pub threads: usize,
     /// The evaluation every engine uses.
     pub eval: EvalSource,
-    pub backend: Backend,
+    pub backend: EvalBackend,
     /// Batched backends: searches per worker thread.
     pub tasks: usize,
     /// Batched backends: positions per backend call.
@@ -176,7 +176,7 @@ pub enum StartError {
          default or a network file",
         .0.name()
     )]
-    NoNetwork(Backend),
+    NoNetwork(EvalBackend),
     #[error("cannot start search worker {id}: {source}")]
     Worker { id: usize, source: std::io::Error },
 }
@@ -312,19 +312,19 @@ fn run_worker(
 /// The batch evaluator of a batched backend: the GPU when it can run (otherwise the CPU, with
 /// one warning in the log), or the CPU.
 fn make_backend(
-    backend: Backend,
+    backend: EvalBackend,
     net: &Arc<Network>,
     batch_size: usize,
 ) -> Box<dyn BatchEvaluator + Send> {
     match backend {
-        Backend::Gpu => {
+        EvalBackend::Gpu => {
             let options = chess_nn_gpu::GpuOptions {
                 max_batch: batch_size.clamp(1, 1 << 16),
                 ..chess_nn_gpu::GpuOptions::default()
             };
             chess_nn_gpu::gpu_or_cpu(net.clone(), &options)
         }
-        Backend::Cpu | Backend::CpuBatched => Box::new(CpuBatch::new(net.clone())),
+        EvalBackend::Cpu | EvalBackend::CpuBatched => Box::new(CpuBatch::new(net.clone())),
     }
 }
 

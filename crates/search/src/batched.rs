@@ -22,7 +22,7 @@
 //! use chess_nn::{CpuBatch, Network};
 //! use chess_rules::Position;
 //! use chess_search::batched::{self, Scheduler};
-//! use chess_search::{Engine, EngineOptions, Limits, StopHandle};
+//! use chess_search::{Engine, EngineOptions, SearchLimits, StopHandle};
 //!
 //! let net = Network::default_network();
 //! let mut scheduler = Scheduler::new(net.clone(), Box::new(CpuBatch::new(net.clone())), 64);
@@ -32,7 +32,7 @@
 //!     scheduler.spawn(move || {
 //!         let mut engine = batched::engine(EngineOptions::default(), net);
 //!         let pos = Position::from_fen(fen).unwrap();
-//!         let r = engine.search_inline(&pos, &[], Limits::depth(4), &StopHandle::new(), |_| {},
+//!         let r = engine.search_inline(&pos, &[], SearchLimits::depth(4), &StopHandle::new(), |_| {},
 //!             &batched::Tasks);
 //!         found.lock().unwrap().push(r.best_move.unwrap().to_string());
 //!     });
@@ -53,7 +53,7 @@ use chess_rules::Position;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::engine::{Engine, Limits, SearchResult, StopHandle, TaskRuntime};
+use crate::engine::{Engine, SearchLimits, SearchResult, StopHandle, TaskRuntime};
 use crate::eval::Evaluator;
 use crate::nnue::EVAL_LIMIT;
 use crate::options::EngineOptions;
@@ -100,6 +100,7 @@ pub fn in_task() -> bool {
     !CURRENT.with(Cell::get).is_null()
 }
 
+#[allow(unsafe_code)] // the crate's one unsafe block: see SAFETY below
 fn suspend(pause: Pause) -> Resume {
     let y = CURRENT.with(Cell::get);
     assert!(!y.is_null(), "suspend outside a task");
@@ -229,7 +230,7 @@ pub fn search_all(
     scheduler: &mut Scheduler,
     options: &EngineOptions,
     positions: &[Position],
-    limits: &Limits,
+    limits: &SearchLimits,
 ) -> Vec<SearchResult> {
     let results: Rc<RefCell<Vec<Option<SearchResult>>>> =
         Rc::new(RefCell::new(vec![None; positions.len()]));

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use chess_rules::Position;
 
-use crate::engine::{Engine, Limits};
+use crate::engine::{Engine, SearchLimits};
 use crate::nnue::EvalSource;
 use crate::options::EngineOptions;
 
@@ -100,7 +100,7 @@ pub fn run_with(
         engine.new_game();
         // Only the searches are timed, not the clearing of the hash table between them.
         let start = Instant::now();
-        let result = engine.search(&pos, &[], Limits::depth(depth));
+        let result = engine.search(&pos, &[], SearchLimits::depth(depth));
         searching += start.elapsed();
         let n = result.lines.first().map_or(0, |l| l.nodes);
         nodes += n;

@@ -18,7 +18,7 @@ use crate::search::{Control, Searcher, Shared, TimeManager, Worker};
 use crate::tt::TranspositionTable;
 
 /// The limit and result types belong to the search; the facade hands them through.
-pub use crate::search::{Info, Limits, Line, SearchResult};
+pub use crate::search::{Info, Line, SearchLimits, SearchResult};
 
 /// Search threads need room for deep recursion (each ply holds a move list on the stack).
 const SEARCH_STACK_BYTES: usize = 64 << 20;
@@ -120,10 +120,10 @@ type EvalFactory = Arc<dyn Fn() -> Box<dyn Evaluator> + Send + Sync>;
 ///
 /// ```
 /// use chess_rules::Position;
-/// use chess_search::{Engine, EngineOptions, Limits};
+/// use chess_search::{Engine, EngineOptions, SearchLimits};
 /// let mut engine = Engine::new(EngineOptions::default());
 /// let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
-/// let result = engine.go(&pos, &[], Limits::depth(3), |_| {}).wait();
+/// let result = engine.go(&pos, &[], SearchLimits::depth(3), |_| {}).wait();
 /// assert_eq!(result.best_move.unwrap().to_string(), "d1d8");
 /// ```
 pub struct Engine {
@@ -316,7 +316,7 @@ impl Engine {
         &mut self,
         position: &Position,
         history: &[u64],
-        limits: Limits,
+        limits: SearchLimits,
         on_info: F,
     ) -> SearchHandle
     where
@@ -357,7 +357,7 @@ impl Engine {
         &mut self,
         position: &Position,
         history: &[u64],
-        limits: Limits,
+        limits: SearchLimits,
         stop: &StopHandle,
         on_info: F,
         runtime: &dyn TaskRuntime,
@@ -395,7 +395,7 @@ impl Engine {
         &mut self,
         position: &Position,
         history: &[u64],
-        limits: Limits,
+        limits: SearchLimits,
         control: Arc<Control>,
     ) -> Shared {
         self.stop_previous();
@@ -429,7 +429,12 @@ impl Engine {
 
     /// Searches to completion on the calling thread's behalf (a convenience for tests and
     /// tools): `go` followed by `wait`.
-    pub fn search(&mut self, position: &Position, history: &[u64], limits: Limits) -> SearchResult {
+    pub fn search(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: SearchLimits,
+    ) -> SearchResult {
         self.go(position, history, limits, |_| {}).wait()
     }
 }

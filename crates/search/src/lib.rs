@@ -12,18 +12,21 @@
 //!
 //! ```
 //! use chess_rules::Position;
-//! use chess_search::{Engine, EngineOptions, Limits, Score};
+//! use chess_search::{Engine, EngineOptions, SearchLimits, Score};
 //!
 //! let mut engine = Engine::new(EngineOptions::default());
 //! // Back-rank mate: Rd8#.
 //! let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
-//! let handle = engine.go(&pos, &[], Limits::depth(4), |info| {
+//! let handle = engine.go(&pos, &[], SearchLimits::depth(4), |info| {
 //!     let _ = (info.line.depth, info.line.score);
 //! });
 //! let result = handle.wait();
 //! assert_eq!(result.best_move.unwrap().to_string(), "d1d8");
 //! assert_eq!(result.lines[0].score, Score::Mate(1));
 //! ```
+
+// Unsafe code only where allowed by name: the coroutine yielder in batched.rs.
+#![deny(unsafe_code)]
 
 pub mod batched;
 pub mod bench;
@@ -41,7 +44,9 @@ mod see;
 mod tt;
 
 pub use chess_nn::Simd;
-pub use engine::{Engine, Info, Limits, Line, SearchHandle, SearchResult, StopHandle, TaskRuntime};
+pub use engine::{
+    Engine, Info, Line, SearchHandle, SearchLimits, SearchResult, StopHandle, TaskRuntime,
+};
 pub use eval::{Evaluator, HandEval};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
 pub use options::{EngineOption, EngineOptions, OPTIONS, OptionError, OptionKind, OptionSpec};

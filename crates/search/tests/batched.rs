@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chess_nn::{CpuBatch, Network};
 use chess_rules::Position;
 use chess_search::batched::{self, Scheduler, Tasks};
-use chess_search::{Engine, EngineOptions, Limits, NnueEval, SearchResult, StopHandle};
+use chess_search::{Engine, EngineOptions, NnueEval, SearchLimits, SearchResult, StopHandle};
 
 const FENS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -29,7 +29,7 @@ fn scheduler(net: &Arc<Network>, max_batch: usize) -> Scheduler {
     Scheduler::new(net.clone(), Box::new(CpuBatch::new(net.clone())), max_batch)
 }
 
-fn incremental(net: &Arc<Network>, pos: &Position, limits: &Limits) -> SearchResult {
+fn incremental(net: &Arc<Network>, pos: &Position, limits: &SearchLimits) -> SearchResult {
     let n = net.clone();
     let mut engine = Engine::with_evaluator(EngineOptions::default(), move || {
         Box::new(NnueEval::new(n.clone()))
@@ -40,7 +40,7 @@ fn incremental(net: &Arc<Network>, pos: &Position, limits: &Limits) -> SearchRes
 #[test]
 fn batched_search_finds_what_the_incremental_search_finds() {
     let net = Network::default_network();
-    let limits = Limits::depth(8);
+    let limits = SearchLimits::depth(8);
     let positions = positions();
     // All six at once on one scheduler: the batches mix their leaves.
     for max_batch in [1, 4, 1024] {
@@ -76,7 +76,7 @@ fn helpers_run_as_tasks_sharing_the_table() {
         threads: 3,
         ..EngineOptions::default()
     };
-    let results = batched::search_all(&mut s, &options, &positions()[..2], &Limits::depth(7));
+    let results = batched::search_all(&mut s, &options, &positions()[..2], &SearchLimits::depth(7));
     for (r, fen) in results.iter().zip(FENS) {
         let pos = Position::from_fen(fen).unwrap();
         let best = r.best_move.expect("a move");
@@ -123,9 +123,9 @@ fn a_stop_from_another_task_ends_an_infinite_search() {
         s.spawn(move || {
             let mut engine = batched::engine(EngineOptions::default(), net);
             let pos = Position::startpos();
-            let infinite = Limits {
+            let infinite = SearchLimits {
                 infinite: true,
-                ..Limits::default()
+                ..SearchLimits::default()
             };
             let r = engine.search_inline(&pos, &[], infinite, &stop, |_| {}, &Tasks);
             *result.borrow_mut() = Some(r);
@@ -172,7 +172,7 @@ fn a_panicking_task_does_not_take_the_others_down() {
             let r = engine.search_inline(
                 &pos,
                 &[],
-                Limits::depth(5),
+                SearchLimits::depth(5),
                 &StopHandle::new(),
                 |_| {},
                 &Tasks,

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use chess_nn::Network;
 use chess_rules::{Move, Position};
-use chess_search::{Engine, EngineOptions, Limits, NnueEval, NnueStats, SearchResult};
+use chess_search::{Engine, EngineOptions, NnueEval, NnueStats, SearchLimits, SearchResult};
 
 const FENS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -19,7 +19,7 @@ const FENS: &[&str] = &[
 fn search(make: impl Fn() -> NnueEval + Send + Sync + 'static, fen: &str) -> SearchResult {
     let mut engine = Engine::with_evaluator(EngineOptions::default(), move || Box::new(make()));
     let pos = Position::from_fen(fen).unwrap();
-    engine.search(&pos, &[], Limits::depth(8))
+    engine.search(&pos, &[], SearchLimits::depth(8))
 }
 
 fn summary(r: &SearchResult) -> (Option<Move>, u64, Vec<Move>) {

@@ -7,20 +7,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chess_rules::{Move, Position};
-use chess_search::{Engine, EngineOptions, EvalSource, Info, Limits, Score, SearchResult};
+use chess_search::{Engine, EngineOptions, EvalSource, Info, Score, SearchLimits, SearchResult};
 
 fn engine() -> Engine {
     Engine::with_source(EngineOptions::default(), EvalSource::Hand)
 }
 
-fn search(fen: &str, limits: Limits) -> (Position, SearchResult) {
+fn search(fen: &str, limits: SearchLimits) -> (Position, SearchResult) {
     let pos = Position::from_fen(fen).unwrap();
     let result = engine().search(&pos, &[], limits);
     (pos, result)
 }
 
 fn best(fen: &str, depth: u32) -> (String, Score) {
-    let (pos, r) = search(fen, Limits::depth(depth));
+    let (pos, r) = search(fen, SearchLimits::depth(depth));
     let m = r.best_move.unwrap();
     (pos.san(m), r.lines[0].score)
 }
@@ -92,9 +92,9 @@ fn kbn_mate() {
 fn go_mate_stops_when_found() {
     let (pos, r) = search(
         "r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1",
-        Limits {
+        SearchLimits {
             mate: Some(3),
-            ..Limits::default()
+            ..SearchLimits::default()
         },
     );
     assert_eq!(r.lines[0].score, Score::Mate(3));
@@ -108,7 +108,7 @@ fn avoids_stalemate_when_winning() {
         "6Q1/8/8/8/8/8/p1K5/k7 w - - 0 1",
         "k7/2K5/8/1Q6/8/8/8/8 w - - 0 1",
     ] {
-        let (pos, r) = search(fen, Limits::depth(6));
+        let (pos, r) = search(fen, SearchLimits::depth(6));
         let m = r.best_move.unwrap();
         let next = pos.play(m).unwrap();
         assert!(!next.is_stalemate(), "{fen}: {m}");
@@ -119,9 +119,9 @@ fn avoids_stalemate_when_winning() {
 
 #[test]
 fn stalemate_and_checkmate_roots() {
-    let (_, r) = search("k7/8/1QK5/8/8/8/8/8 b - - 0 1", Limits::depth(5));
+    let (_, r) = search("k7/8/1QK5/8/8/8/8/8 b - - 0 1", SearchLimits::depth(5));
     assert_eq!((r.best_move, r.lines[0].score), (None, Score::Cp(0)));
-    let (_, r) = search("k7/1Q6/2K5/8/8/8/8/8 b - - 0 1", Limits::depth(5));
+    let (_, r) = search("k7/1Q6/2K5/8/8/8/8/8 b - - 0 1", SearchLimits::depth(5));
     assert_eq!((r.best_move, r.lines[0].score), (None, Score::Mate(0)));
 }
 
@@ -134,7 +134,7 @@ fn takes_a_repetition_draw_when_losing() {
         "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         &KNIGHT_DANCE,
     );
-    let r = engine().search(&pos, &keys, Limits::depth(8));
+    let r = engine().search(&pos, &keys, SearchLimits::depth(8));
     assert_eq!(pos.san(r.best_move.unwrap()), "Ng8");
     assert_eq!(r.lines[0].score, Score::Cp(0));
 }
@@ -146,11 +146,11 @@ fn avoids_a_repetition_draw_when_winning() {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1",
         &KNIGHT_DANCE,
     );
-    let r = engine().search(&pos, &keys, Limits::depth(8));
+    let r = engine().search(&pos, &keys, SearchLimits::depth(8));
     assert_ne!(pos.san(r.best_move.unwrap()), "Ng8");
     assert!(matches!(r.lines[0].score, Score::Cp(cp) if cp > 500));
     // Without the history the same move is harmless.
-    let r = engine().search(&pos, &[], Limits::depth(2));
+    let r = engine().search(&pos, &[], SearchLimits::depth(2));
     assert!(r.best_move.is_some());
 }
 
@@ -158,7 +158,7 @@ fn avoids_a_repetition_draw_when_winning() {
 fn fifty_move_rule_is_a_draw() {
     // White is a rook up, but the clock is at 99 and nothing resets it in time... unless a
     // capture or pawn move is available; here only king and rook moves exist.
-    let (_, r) = search("8/8/8/4k3/8/8/8/R3K3 w - - 99 120", Limits::depth(4));
+    let (_, r) = search("8/8/8/4k3/8/8/8/R3K3 w - - 99 120", SearchLimits::depth(4));
     // After any white move the clock reaches 100: a draw unless it mates.
     assert_eq!(r.lines[0].score, Score::Cp(0));
 }
@@ -261,7 +261,7 @@ fn missed_tactics(engine: &mut Engine) -> Vec<String> {
     for (fen, want) in TACTICS {
         let pos = Position::from_fen(fen).unwrap();
         engine.new_game();
-        let r = engine.search(&pos, &[], Limits::depth(9));
+        let r = engine.search(&pos, &[], SearchLimits::depth(9));
         let got = pos.san(r.best_move.unwrap());
         let got = got.trim_end_matches(['+', '#']);
         if got != want.trim_end_matches(['+', '#']) {
@@ -303,8 +303,8 @@ fn tactics_with_the_default_network() {
 #[test]
 fn fixed_depth_is_deterministic() {
     let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-    let (_, a) = search(fen, Limits::depth(8));
-    let (_, b) = search(fen, Limits::depth(8));
+    let (_, a) = search(fen, SearchLimits::depth(8));
+    let (_, b) = search(fen, SearchLimits::depth(8));
     assert_eq!(
         a,
         SearchResult {
@@ -323,9 +323,9 @@ fn stop_returns_quickly_with_a_move() {
     let handle = engine.go(
         &pos,
         &[],
-        Limits {
+        SearchLimits {
             infinite: true,
-            ..Limits::default()
+            ..SearchLimits::default()
         },
         |_| {},
     );
@@ -347,7 +347,7 @@ fn movetime_and_nodes_limits() {
     let pos = Position::startpos();
     let mut engine = engine();
     let t = Instant::now();
-    let r = engine.search(&pos, &[], Limits::movetime(150));
+    let r = engine.search(&pos, &[], SearchLimits::movetime(150));
     assert!(
         t.elapsed() < Duration::from_millis(400),
         "{:?}",
@@ -355,11 +355,11 @@ fn movetime_and_nodes_limits() {
     );
     assert!(r.best_move.is_some());
     engine.new_game();
-    let r = engine.search(&pos, &[], Limits::nodes(20_000));
+    let r = engine.search(&pos, &[], SearchLimits::nodes(20_000));
     assert!(r.lines[0].nodes <= 20_000, "{}", r.lines[0].nodes);
     let r2 = {
         engine.new_game();
-        engine.search(&pos, &[], Limits::nodes(20_000))
+        engine.search(&pos, &[], SearchLimits::nodes(20_000))
     };
     assert_eq!(r.best_move, r2.best_move);
 }
@@ -372,12 +372,12 @@ fn clock_limits_keep_time() {
     let r = engine.search(
         &pos,
         &[],
-        Limits {
+        SearchLimits {
             wtime: Some(2_000),
             btime: Some(2_000),
             winc: Some(0),
             binc: Some(0),
-            ..Limits::default()
+            ..SearchLimits::default()
         },
     );
     assert!(
@@ -398,7 +398,7 @@ fn multipv_reports_distinct_lines() {
     let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
     let sink = infos.clone();
     let r = engine
-        .go(&pos, &[], Limits::depth(6), move |i| {
+        .go(&pos, &[], SearchLimits::depth(6), move |i| {
             sink.lock().unwrap().push(i.clone())
         })
         .wait();
@@ -426,10 +426,10 @@ fn searchmoves_restricts_the_root() {
     let r = engine().search(
         &pos,
         &[],
-        Limits {
+        SearchLimits {
             depth: Some(5),
             searchmoves: vec![only],
-            ..Limits::default()
+            ..SearchLimits::default()
         },
     );
     assert_eq!(r.best_move, Some(only));
@@ -442,10 +442,10 @@ fn ponder_waits_for_ponderhit() {
     let handle = engine.go(
         &pos,
         &[],
-        Limits {
+        SearchLimits {
             ponder: true,
             movetime: Some(50),
-            ..Limits::default()
+            ..SearchLimits::default()
         },
         |_| {},
     );
@@ -465,7 +465,7 @@ fn several_threads_agree_on_a_mate() {
         threads: 3,
         ..EngineOptions::default()
     });
-    let r = engine.search(&pos, &[], Limits::depth(8));
+    let r = engine.search(&pos, &[], SearchLimits::depth(8));
     assert_eq!(r.lines[0].score, Score::Mate(3));
     assert_eq!(pos.san(r.best_move.unwrap()), "Ra6+");
 }

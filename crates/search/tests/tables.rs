@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use chess_rules::Position;
-use chess_search::{Engine, EngineOptions, EvalSource, Limits, OptionError, Score};
+use chess_search::{Engine, EngineOptions, EvalSource, OptionError, Score, SearchLimits};
 use chess_tablebase::{Tablebase, Value, generate_named};
 
 fn dir() -> &'static PathBuf {
@@ -41,7 +41,11 @@ fn is_mate(pos: &Position) -> bool {
 
 /// Plays `start` out, the side that wins by the tables moved by an engine with tables, the
 /// other by `defender`; returns the plies until mate (`None`: no mate within 300 plies).
-fn play_out(start: &Position, defender: &mut Engine, defender_limits: &Limits) -> Option<u32> {
+fn play_out(
+    start: &Position,
+    defender: &mut Engine,
+    defender_limits: &SearchLimits,
+) -> Option<u32> {
     let tb = tables();
     let winner = match tb.probe_dtm(start).unwrap() {
         Value::Win(_) => start.turn(),
@@ -58,7 +62,7 @@ fn play_out(start: &Position, defender: &mut Engine, defender_limits: &Limits) -
         assert!(!pos.legal_moves().is_empty(), "{start}: stalemate at {pos}");
         let before = tb.probe_dtm(&pos).unwrap();
         let result = if pos.turn() == winner {
-            attacker.search(&pos, &keys, Limits::nodes(2_000))
+            attacker.search(&pos, &keys, SearchLimits::nodes(2_000))
         } else {
             defender.search(&pos, &keys, defender_limits.clone())
         };
@@ -112,7 +116,7 @@ fn dtm(pos: &Position) -> u32 {
 fn kbn_is_mated_in_exactly_the_table_distance_against_the_best_defence() {
     for start in kbn_starts() {
         let mut defender = engine(true);
-        let plies = play_out(&start, &mut defender, &Limits::nodes(2_000));
+        let plies = play_out(&start, &mut defender, &SearchLimits::nodes(2_000));
         assert_eq!(plies, Some(dtm(&start)), "{start}");
     }
 }
@@ -121,7 +125,7 @@ fn kbn_is_mated_in_exactly_the_table_distance_against_the_best_defence() {
 fn kbn_is_mated_within_the_table_distance_against_an_engine_without_tables() {
     for start in kbn_starts() {
         let mut defender = engine(false);
-        let plies = play_out(&start, &mut defender, &Limits::depth(6)).unwrap_or(u32::MAX);
+        let plies = play_out(&start, &mut defender, &SearchLimits::depth(6)).unwrap_or(u32::MAX);
         assert!(plies <= dtm(&start), "{start}: mate after {plies} plies");
     }
 }
@@ -131,7 +135,7 @@ fn a_won_root_is_answered_from_the_tables() {
     let pos = Position::from_fen("7k/8/8/8/8/8/8/KBN5 w - - 0 1").unwrap();
     let mut e = engine(true);
     e.set_option("MultiPV", "3").unwrap();
-    let r = e.search(&pos, &[], Limits::depth(10));
+    let r = e.search(&pos, &[], SearchLimits::depth(10));
     let n = i32::try_from(dtm(&pos)).unwrap();
     assert_eq!(r.lines[0].score, Score::Mate((n + 1) / 2));
     assert_eq!(r.lines.len(), 3);
@@ -149,7 +153,7 @@ fn a_won_root_is_answered_from_the_tables() {
     assert_eq!(r.lines[0].pv.len(), n as usize);
     assert!(is_mate(&end));
     // Without tables the same search gives an estimate, not the mate.
-    let plain = engine(false).search(&pos, &[], Limits::depth(6));
+    let plain = engine(false).search(&pos, &[], SearchLimits::depth(6));
     assert!(!plain.lines[0].tablebase && plain.lines[0].tbhits == 0);
     assert!(matches!(plain.lines[0].score, Score::Cp(_)));
 }
@@ -168,13 +172,13 @@ fn a_drawn_root_is_the_exact_draw_and_keeps_the_draw() {
     // A rook's pawn with the defending king in the corner.
     let pos = Position::from_fen("k7/8/8/8/8/8/P7/K7 w - - 0 1").unwrap();
     assert_eq!(tables().probe_dtm(&pos).unwrap(), Value::Draw);
-    let r = engine(true).search(&pos, &[], Limits::depth(8));
+    let r = engine(true).search(&pos, &[], SearchLimits::depth(8));
     let l = &r.lines[0];
     assert!(l.tablebase);
     assert_eq!((l.score, l.wdl), (Score::Cp(0), (0, 1000, 0)));
     let after = pos.play(r.best_move.unwrap()).unwrap();
     assert_eq!(tables().probe_dtm(&after).unwrap(), Value::Draw);
-    let plain = engine(false).search(&pos, &[], Limits::depth(8));
+    let plain = engine(false).search(&pos, &[], SearchLimits::depth(8));
     assert!(!plain.lines[0].tablebase);
 }
 
@@ -183,7 +187,7 @@ fn a_capture_into_the_tables_is_scored_as_a_table_win_inside_the_search() {
     // KQvKR is not loaded; after Qxd8+ the position is KQvK, which is.
     let fen = "3r3k/8/8/8/8/8/8/3QK3 w - - 0 1";
     let pos = Position::from_fen(fen).unwrap();
-    let r = engine(true).search(&pos, &[], Limits::depth(5));
+    let r = engine(true).search(&pos, &[], SearchLimits::depth(5));
     let l = &r.lines[0];
     assert_eq!(r.best_move.unwrap().to_string(), "d1d8");
     assert!(!l.tablebase, "the root is not in the tables");
@@ -193,7 +197,7 @@ fn a_capture_into_the_tables_is_scored_as_a_table_win_inside_the_search() {
         Score::Cp(cp) => assert!((24_800..25_000).contains(&cp), "{cp}"),
         Score::Mate(n) => assert!(n > 0),
     }
-    let plain = engine(false).search(&pos, &[], Limits::depth(5));
+    let plain = engine(false).search(&pos, &[], SearchLimits::depth(5));
     assert_eq!(plain.lines[0].tbhits, 0);
     assert!(matches!(plain.lines[0].score, Score::Cp(cp) if cp < 20_000));
 }

@@ -123,6 +123,7 @@ pub struct Table {
 
 impl Table {
     /// Maps a table file and verifies its header, size and checksum.
+    #[allow(unsafe_code)] // the crate's one unsafe block, the memory map: see SAFETY below
     pub fn open(path: &Path) -> Result<Table, TbError> {
         let bad = |reason: String| TbError::BadFile {
             path: path.to_path_buf(),

@@ -21,6 +21,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Unsafe code only where allowed by name: the memory map of a table file in file.rs.
+#![deny(unsafe_code)]
+
 mod board;
 mod file;
 mod generate;

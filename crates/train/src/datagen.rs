@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_rules::{Color, Game, Move, Position};
-use chess_search::{Engine, EngineOptions, EvalSource, Limits, Score};
+use chess_search::{Engine, EngineOptions, EvalSource, Score, SearchLimits};
 
 use crate::Error;
 use crate::data::{self, GameRecord, GameResult, Record};
@@ -154,7 +154,7 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, seed: u64) -> GameRecord 
             break GameResult::Draw;
         }
         let pos = game.position().clone();
-        let found = engine.search(&pos, &history, Limits::nodes(cfg.nodes));
+        let found = engine.search(&pos, &history, SearchLimits::nodes(cfg.nodes));
         let Some(best) = found.best_move else {
             break GameResult::Draw;
         };

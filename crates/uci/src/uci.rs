@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 
 use chess_rules::Position;
 use chess_search::{
-    Bound, Engine, EngineOptions, EvalSource, Info, Limits, MAX_PLY, OPTIONS, OptionKind,
+    Bound, Engine, EngineOptions, EvalSource, Info, MAX_PLY, OPTIONS, OptionKind, SearchLimits,
     StopHandle, bench,
 };
 
@@ -283,7 +283,7 @@ impl Uci {
                 self.info_string(&format!(
                     "error: {e}; the go command is answered at once from a depth 1 search"
                 ));
-                Limits::depth(1)
+                SearchLimits::depth(1)
             }
         };
         let out = self.out.clone();
@@ -372,8 +372,8 @@ const GO_WORDS: [&str; 12] = [
 /// Reads the arguments of `go`. Numbers out of range saturate (depths and mates to the
 /// search's deepest ply, times to [`MAX_TIME_MS`]); a number that is not a whole number, an
 /// unknown word or an illegal `searchmoves` move is an error.
-pub fn parse_go(pos: &Position, args: &[&str]) -> Result<Limits, String> {
-    let mut l = Limits::default();
+pub fn parse_go(pos: &Position, args: &[&str]) -> Result<SearchLimits, String> {
+    let mut l = SearchLimits::default();
     let mut i = 0;
     let number = |i: usize, name: &str, max: u64| -> Result<u64, String> {
         let text = args

@@ -9,7 +9,9 @@ use tonic::codec::Streaming;
 use tonic::{Code, Request, Response, Status};
 
 use super::{Replica, ReplicaPool, Retry};
-use crate::upstream::{Backend, BoxStream, Call, Failed, StreamHooks, forward_stream, send};
+use crate::upstream::{
+    BoxStream, Call, Failed, StreamHooks, UpstreamChannel, forward_stream, send,
+};
 
 impl ReplicaPool {
     /// Forwards a call to a replica (round-robin over the healthy ones), `client` making the
@@ -21,7 +23,7 @@ impl ReplicaPool {
         call: &Call,
         message: Req,
         retry: Retry,
-        client: impl Fn(&Backend) -> C,
+        client: impl Fn(&UpstreamChannel) -> C,
         send_with: impl Fn(C, Request<Req>) -> Fut,
     ) -> Result<(Arc<Replica>, Response<Resp>), Status>
     where
@@ -39,7 +41,7 @@ impl ReplicaPool {
         call: &Call,
         message: Req,
         retry: Retry,
-        client: impl Fn(&Backend) -> C,
+        client: impl Fn(&UpstreamChannel) -> C,
         send_with: impl Fn(C, Request<Req>) -> Fut,
     ) -> Result<(Arc<Replica>, Response<Resp>), Refused>
     where
@@ -88,7 +90,7 @@ impl ReplicaPool {
         retry: Retry,
         call: &Call,
         message: Req,
-        client: &impl Fn(&Backend) -> C,
+        client: &impl Fn(&UpstreamChannel) -> C,
         send_with: &impl Fn(C, Request<Req>) -> Fut,
     ) -> Attempt<Resp>
     where

@@ -17,7 +17,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use tonic::Status;
 
 use crate::config::Target;
-use crate::upstream::Backend;
+use crate::upstream::UpstreamChannel;
 
 mod call;
 mod resolve;
@@ -38,7 +38,7 @@ const PROBE_TICK: Duration = Duration::from_secs(1);
 /// One replica: an address and its channel.
 #[derive(Debug)]
 pub(crate) struct Replica {
-    pub backend: Backend,
+    pub backend: UpstreamChannel,
     pub addr: SocketAddr,
     /// The `--rules-addr` or `--search-addr` entry it came from.
     pub source: Arc<str>,
@@ -53,7 +53,7 @@ struct Ejection {
 }
 
 impl Replica {
-    fn new(backend: Backend, addr: SocketAddr, source: Arc<str>) -> Replica {
+    fn new(backend: UpstreamChannel, addr: SocketAddr, source: Arc<str>) -> Replica {
         Replica {
             backend,
             addr,

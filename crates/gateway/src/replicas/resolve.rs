@@ -11,7 +11,7 @@ use http::Uri;
 
 use super::{Replica, ReplicaPool, State};
 use crate::config::Target;
-use crate::upstream::Backend;
+use crate::upstream::UpstreamChannel;
 
 /// How long one name's resolution may take.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -49,11 +49,11 @@ fn fixed_addr(uri: &Uri) -> Option<SocketAddr> {
 }
 
 /// A backend for one resolved address.
-fn backend_for(service: &'static str, addr: SocketAddr) -> Backend {
+fn backend_for(service: &'static str, addr: SocketAddr) -> UpstreamChannel {
     let uri: Uri = format!("http://{addr}")
         .parse()
         .unwrap_or_else(|_| Uri::from_static("http://127.0.0.1:0"));
-    Backend::new(service, &uri)
+    UpstreamChannel::new(service, &uri)
 }
 
 impl ReplicaPool {
@@ -98,7 +98,7 @@ impl ReplicaPool {
                 }
                 let replica = old.get(&addr).cloned().unwrap_or_else(|| {
                     let backend = match uri {
-                        Some(uri) => Backend::new(self.service.name, uri),
+                        Some(uri) => UpstreamChannel::new(self.service.name, uri),
                         None => backend_for(self.service.name, addr),
                     };
                     if uri.is_none() {

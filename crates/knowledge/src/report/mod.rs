@@ -60,7 +60,7 @@ pub fn describe(pos: &Position) -> Report {
     let space = sides(&|c| king::space(pos, c));
     let phase = phase::phase(pos);
     let endgame = phase::endgame_class(pos);
-    let both = crate::winnability(pos, &crate::Limits::quick());
+    let both = crate::winnability(pos, &crate::WinnableBudget::quick());
     let winnability = WinnabilityReport {
         code: both.code(),
         dead: both.is_dead(),

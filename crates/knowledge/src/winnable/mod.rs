@@ -19,18 +19,18 @@
 //! toward mating patterns; used when a flag falls and on request).
 //!
 //! ```
-//! use chess_knowledge::{Limits, Verdict, winnability};
+//! use chess_knowledge::{WinnableBudget, Verdict, winnability};
 //! use chess_rules::{Color, Position};
 //!
 //! // A locked pawn wall; White has a dark-squared bishop that can neither cross nor take a pawn.
 //! let pos = Position::from_fen("4k3/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/2B1K3 w - - 0 1").unwrap();
-//! let both = winnability(&pos, &Limits::full());
+//! let both = winnability(&pos, &WinnableBudget::full());
 //! assert!(matches!(both.white.verdict, Verdict::Unwinnable { .. }));
 //! assert_eq!(both.code(), "--");
 //!
 //! // King, knight and pawn against king: winnable, and the proof is a legal mating line.
 //! let pos = Position::from_fen("7k/8/5K2/8/8/8/P7/6N1 w - - 0 1").unwrap();
-//! let white = chess_knowledge::winnable(&pos, Color::White, &Limits::full());
+//! let white = chess_knowledge::winnable(&pos, Color::White, &WinnableBudget::full());
 //! assert!(matches!(white.verdict, Verdict::Winnable { .. }));
 //! ```
 
@@ -63,34 +63,34 @@ pub enum Mode {
 
 /// The mode and the node budget (positions visited by the helpmate search).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct WinnableBudget {
     pub mode: Mode,
     pub nodes: u64,
 }
 
-impl Limits {
+impl WinnableBudget {
     /// Nodes a quick analysis may visit.
     pub const QUICK_NODES: u64 = 200;
     /// Nodes a full analysis may visit by default: about a second of work on one core.
     pub const FULL_NODES: u64 = 4_000_000;
 
-    pub const fn quick() -> Limits {
-        Limits {
+    pub const fn quick() -> WinnableBudget {
+        WinnableBudget {
             mode: Mode::Quick,
-            nodes: Limits::QUICK_NODES,
+            nodes: WinnableBudget::QUICK_NODES,
         }
     }
 
-    pub const fn full() -> Limits {
-        Limits {
+    pub const fn full() -> WinnableBudget {
+        WinnableBudget {
             mode: Mode::Full,
-            nodes: Limits::FULL_NODES,
+            nodes: WinnableBudget::FULL_NODES,
         }
     }
 
     /// The same mode with another node budget.
-    pub const fn with_nodes(self, nodes: u64) -> Limits {
-        Limits { nodes, ..self }
+    pub const fn with_nodes(self, nodes: u64) -> WinnableBudget {
+        WinnableBudget { nodes, ..self }
     }
 }
 
@@ -217,7 +217,7 @@ impl Winnability {
 }
 
 /// Both sides' verdicts, White's first.
-pub fn winnability(pos: &Position, limits: &Limits) -> Winnability {
+pub fn winnability(pos: &Position, limits: &WinnableBudget) -> Winnability {
     Winnability {
         white: winnable(pos, Color::White, limits),
         black: winnable(pos, Color::Black, limits),
@@ -225,7 +225,7 @@ pub fn winnability(pos: &Position, limits: &Limits) -> Winnability {
 }
 
 /// Can `winner` still checkmate from `pos` by some series of legal moves?
-pub fn winnable(pos: &Position, winner: Color, limits: &Limits) -> Analysis {
+pub fn winnable(pos: &Position, winner: Color, limits: &WinnableBudget) -> Analysis {
     let start = Instant::now();
     let (verdict, nodes) = decide(pos, winner, limits);
     let verdict = match verdict {
@@ -263,7 +263,7 @@ pub fn proves_mate(pos: &Position, winner: Color, line: &[Move]) -> bool {
     p.turn() == !winner && p.is_checkmate()
 }
 
-fn decide(pos: &Position, winner: Color, limits: &Limits) -> (Verdict, u64) {
+fn decide(pos: &Position, winner: Color, limits: &WinnableBudget) -> (Verdict, u64) {
     let loser = !winner;
     let name = winner.fold("White", "Black");
     if !pos.has_legal_moves() {

@@ -28,7 +28,7 @@ use crate::arbiter::ArbiterMode;
 use crate::event::{Event, Side, now_ms};
 use crate::session::{Session, SessionError, check_player_name};
 use crate::store::{GameStore, StoreError};
-use crate::{GameId, Limits};
+use crate::{GameId, RequestLimits};
 
 /// The game-session half of the rules service.
 #[derive(Clone)]
@@ -47,7 +47,7 @@ impl std::fmt::Debug for GamesApi {
 impl GamesApi {
     pub fn new(
         store: Arc<dyn GameStore>,
-        limits: Limits,
+        limits: RequestLimits,
         shutdown: Shutdown,
         metrics: &chess_service_kit::Metrics,
     ) -> GamesApi {

@@ -16,7 +16,7 @@ use super::wire::{kind_of, session_status, state_of, store_status};
 use crate::event::{Event, Side, now_ms};
 use crate::session::{Session, SessionError};
 use crate::store::{GameStore, StoreError};
-use crate::{GameId, Limits};
+use crate::{GameId, RequestLimits};
 
 /// Runs blocking work (a store call, the full winnability analysis) on a blocking thread,
 /// off the async executor; a task that could not finish is `UNAVAILABLE`.
@@ -64,7 +64,7 @@ pub(super) struct Inner {
     pub(super) store: Arc<dyn GameStore>,
     /// The games in memory: those in use (see `sync.rs` for their eviction).
     pub(super) slots: Mutex<HashMap<GameId, Arc<tokio::sync::Mutex<Slot>>>>,
-    pub(super) limits: Limits,
+    pub(super) limits: RequestLimits,
     pub(super) shutdown: Shutdown,
     moves: MetricCounter,
     pub(super) cached: MetricGauge,
@@ -97,7 +97,7 @@ fn announce(id: GameId, live: &Live, kind: Kind) -> GameState {
 impl Games {
     pub(super) fn new(
         store: Arc<dyn GameStore>,
-        limits: Limits,
+        limits: RequestLimits,
         shutdown: Shutdown,
         metrics: &chess_service_kit::Metrics,
     ) -> Games {

@@ -178,7 +178,7 @@ async fn evict(api: Games, eviction: Eviction) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Limits;
+    use crate::RequestLimits;
     use crate::games::GamesApi;
     use crate::store::{GameStore, MemoryStore};
     use chess_proto::v1::game_service_server::GameService;
@@ -197,7 +197,7 @@ mod tests {
         let store: Arc<dyn GameStore> = Arc::new(MemoryStore::default());
         let metrics = chess_service_kit::Metrics::new("test");
         let shutdown = chess_service_kit::Shutdown::new();
-        let limits = Limits {
+        let limits = RequestLimits {
             max_moves: 100,
             max_pgn_bytes: 1 << 20,
             max_games: 10,

@@ -8,10 +8,10 @@ use prost::Message;
 use tonic::{Code, Request, Status};
 
 use super::RulesApi;
-use crate::Limits;
+use crate::RequestLimits;
 
 fn api() -> RulesApi {
-    RulesApi::new(Limits {
+    RulesApi::new(RequestLimits {
         max_moves: 2048,
         max_pgn_bytes: 8 << 20,
         max_games: 10_000,

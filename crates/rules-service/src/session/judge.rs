@@ -2,7 +2,7 @@
 //! position after a move (FIDE 5.2.2), an opponent who cannot mate after a flag fall or a
 //! losing foul (FIDE 6.9). The decision travels in the event, so replaying never recomputes it.
 
-use chess_knowledge::{Limits, Verdict, winnability};
+use chess_knowledge::{Verdict, WinnableBudget, winnability};
 use chess_rules::{Color, Position};
 
 use super::Session;
@@ -10,7 +10,7 @@ use crate::event::Event;
 
 /// The reason the position is dead (neither side can mate), by the quick analysis.
 pub fn dead_reason(pos: &Position) -> Option<String> {
-    winnability(pos, &Limits::quick()).dead_reason()
+    winnability(pos, &WinnableBudget::quick()).dead_reason()
 }
 
 impl Session {
@@ -59,7 +59,7 @@ impl Session {
     /// The reason `winner` cannot mate here, by the full analysis; `None` when it can or
     /// when the analysis is undetermined (logged: material then decides).
     fn cannot_mate(&self, winner: Color, what: &str) -> Option<String> {
-        let a = chess_knowledge::winnable(self.position(), winner, &Limits::full());
+        let a = chess_knowledge::winnable(self.position(), winner, &WinnableBudget::full());
         match a.verdict {
             Verdict::Unwinnable { reason } => Some(reason),
             Verdict::Winnable { .. } => None,

@@ -5,7 +5,7 @@ use chess_rules::Move;
 /// What to search and when to stop. Times are milliseconds. With no limit at all the search
 /// runs until stopped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
+pub struct SearchLimits {
     pub wtime: Option<u64>,
     pub btime: Option<u64>,
     pub winc: Option<u64>,
@@ -24,28 +24,28 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
 }
 
-impl Limits {
+impl SearchLimits {
     /// A search to a fixed depth.
-    pub fn depth(depth: u32) -> Limits {
-        Limits {
+    pub fn depth(depth: u32) -> SearchLimits {
+        SearchLimits {
             depth: Some(depth),
-            ..Limits::default()
+            ..SearchLimits::default()
         }
     }
 
     /// A search of a fixed number of milliseconds.
-    pub fn movetime(ms: u64) -> Limits {
-        Limits {
+    pub fn movetime(ms: u64) -> SearchLimits {
+        SearchLimits {
             movetime: Some(ms),
-            ..Limits::default()
+            ..SearchLimits::default()
         }
     }
 
     /// A search of (about) a fixed number of nodes.
-    pub fn nodes(nodes: u64) -> Limits {
-        Limits {
+    pub fn nodes(nodes: u64) -> SearchLimits {
+        SearchLimits {
             nodes: Some(nodes),
-            ..Limits::default()
+            ..SearchLimits::default()
         }
     }
 

@@ -32,7 +32,7 @@ mod tables;
 mod thread;
 mod timeman;
 
-pub use limits::Limits;
+pub use limits::SearchLimits;
 pub use report::{Info, Line, SearchResult};
 pub(crate) use thread::{Control, Searcher, Shared, Worker};
 pub(crate) use timeman::TimeManager;

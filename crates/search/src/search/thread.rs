@@ -11,7 +11,7 @@ use std::time::Instant;
 use chess_rules::{Move, Position};
 use chess_tablebase::Tablebase;
 
-use super::limits::Limits;
+use super::limits::SearchLimits;
 use super::timeman::TimeManager;
 use crate::eval::Evaluator;
 use crate::history::{History, NO_PIECE_TO};
@@ -68,7 +68,7 @@ pub(crate) struct Shared {
     /// Node counts published by each thread.
     pub(crate) nodes: Vec<AtomicU64>,
     pub(crate) params: Params,
-    pub(crate) limits: Limits,
+    pub(crate) limits: SearchLimits,
     pub(crate) time: TimeManager,
     pub(crate) root: Position,
     /// Zobrist keys of the game's positions before the root, oldest first.

@@ -8,7 +8,7 @@
 
 use chess_rules::Color;
 
-use super::limits::Limits;
+use super::limits::SearchLimits;
 use crate::params::Params;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,7 +20,12 @@ pub(crate) struct TimeManager {
 }
 
 impl TimeManager {
-    pub(crate) fn new(limits: &Limits, us: Color, overhead_ms: u64, p: &Params) -> TimeManager {
+    pub(crate) fn new(
+        limits: &SearchLimits,
+        us: Color,
+        overhead_ms: u64,
+        p: &Params,
+    ) -> TimeManager {
         if let Some(mt) = limits.movetime {
             let t = mt.saturating_sub(overhead_ms).max(1);
             return TimeManager {
@@ -73,16 +78,16 @@ impl TimeManager {
 mod tests {
     use super::*;
 
-    fn tm(limits: Limits, us: Color) -> TimeManager {
+    fn tm(limits: SearchLimits, us: Color) -> TimeManager {
         TimeManager::new(&limits, us, 10, &Params::default())
     }
 
     #[test]
     fn movetime_is_both_limits() {
         let t = tm(
-            Limits {
+            SearchLimits {
                 movetime: Some(500),
-                ..Limits::default()
+                ..SearchLimits::default()
             },
             Color::White,
         );
@@ -91,12 +96,12 @@ mod tests {
 
     #[test]
     fn clock_uses_a_share_of_the_remaining_time() {
-        let limits = Limits {
+        let limits = SearchLimits {
             wtime: Some(10_000),
             btime: Some(60_000),
             winc: Some(100),
             binc: Some(1_000),
-            ..Limits::default()
+            ..SearchLimits::default()
         };
         let w = tm(limits.clone(), Color::White);
         let b = tm(limits, Color::Black);
@@ -109,19 +114,19 @@ mod tests {
     #[test]
     fn never_more_than_is_left() {
         let t = tm(
-            Limits {
+            SearchLimits {
                 btime: Some(50),
                 binc: Some(5_000),
                 movestogo: Some(1),
-                ..Limits::default()
+                ..SearchLimits::default()
             },
             Color::Black,
         );
         assert!(t.hard_ms.unwrap() < 50 && t.soft_ms.unwrap() <= t.hard_ms.unwrap());
         let t = tm(
-            Limits {
+            SearchLimits {
                 wtime: Some(3),
-                ..Limits::default()
+                ..SearchLimits::default()
             },
             Color::White,
         );
@@ -131,9 +136,9 @@ mod tests {
     #[test]
     fn no_clock_no_limits() {
         let t = tm(
-            Limits {
+            SearchLimits {
                 depth: Some(5),
-                ..Limits::default()
+                ..SearchLimits::default()
             },
             Color::White,
         );

@@ -6,7 +6,7 @@
 //! Without PostgreSQL the tests that need it skip with a message; with `CI=true` a missing
 //! server is a failure.
 
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -258,4 +258,11 @@ impl Drop for Postgres {
             let _ = self.pg_ctl(&["-w", "-t", "30", "-m", "immediate", "stop"]);
         }
     }
+}
+
+/// The `127.0.0.1:port` of a `postgres://user@127.0.0.1:port/db` URL.
+pub fn database_addr(url: &str) -> SocketAddr {
+    let host = url.split('@').nth(1).and_then(|r| r.split('/').next());
+    host.and_then(|h| h.parse().ok())
+        .unwrap_or_else(|| panic!("no 127.0.0.1:port in {url}"))
 }

@@ -1,8 +1,7 @@
-//! Support for the workspace integration tests: start the real service binaries on
-//! 127.0.0.1 with port 0, learn their addresses from the `LISTENING` line they print, and stop
-//! them (SIGTERM, or SIGKILL for crash tests) when done. Every wait is bounded.
-
-#![forbid(unsafe_code)]
+//! A service binary as a child process: started on 127.0.0.1 with port 0, its addresses
+//! learnt from the `LISTENING` line it prints, stopped (SIGTERM, or SIGKILL for crash tests)
+//! when done; the temporary directories the tests keep their stores and logs in. Every wait
+//! is bounded.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -12,9 +11,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use tonic::transport::{Channel, Endpoint};
-
-pub mod postgres;
-pub mod proxy;
 
 /// A directory under the system temp dir, removed on drop.
 #[derive(Debug)]
@@ -178,6 +174,31 @@ impl Service {
             .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", self.name))
     }
 
+    /// A channel that connects on first use (5 s connect timeout), for clients that must not
+    /// wait for the service here.
+    pub fn lazy_channel(&self) -> Channel {
+        Endpoint::from_shared(self.url())
+            .expect("endpoint")
+            .connect_timeout(Duration::from_secs(5))
+            .connect_lazy()
+    }
+
+    /// The process's resident memory (VmRSS) in KiB; 0 when unknown.
+    pub fn rss_kib(&self) -> u64 {
+        let pid = self.child.as_ref().expect("running").id();
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))?
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0)
+    }
+
     /// SIGKILL: no chance to clean up, as in a crash.
     pub fn kill_hard(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -228,121 +249,4 @@ impl Drop for Service {
     fn drop(&mut self) {
         self.kill_hard();
     }
-}
-
-/// A rules service and a gateway in front of it.
-#[derive(Debug)]
-pub struct Stack {
-    pub gateway: Service,
-    pub rules: Service,
-    pub search: Service,
-    pub dir: TempDir,
-}
-
-impl Stack {
-    /// Open auth (loopback), redb store in a fresh temp dir.
-    pub fn start() -> Stack {
-        Stack::start_with(&[], &[])
-    }
-
-    pub fn start_with(gateway_args: &[&str], gateway_env: &[(&str, &str)]) -> Stack {
-        Stack::start_full(&[], gateway_args, gateway_env)
-    }
-
-    /// All three services; `search_args` are added to the search service's defaults (two
-    /// workers, a queue of eight, 16 MiB hash tables).
-    pub fn start_full(
-        search_args: &[&str],
-        gateway_args: &[&str],
-        gateway_env: &[(&str, &str)],
-    ) -> Stack {
-        Stack::start_all(&[], search_args, gateway_args, gateway_env)
-    }
-
-    /// The stack with `rules_args` added to the rules service's (e.g. another store).
-    pub fn start_with_rules(rules_args: &[&str]) -> Stack {
-        Stack::start_all(rules_args, &[], &[], &[])
-    }
-
-    fn start_all(
-        rules_args: &[&str],
-        search_args: &[&str],
-        gateway_args: &[&str],
-        gateway_env: &[(&str, &str)],
-    ) -> Stack {
-        let dir = TempDir::new("stack");
-        let data = dir.0.join("data");
-        let data = data.to_str().expect("utf-8 path");
-        let mut rargs = vec!["--listen", "127.0.0.1:0", "--data-dir", data];
-        rargs.extend_from_slice(rules_args);
-        let rules = Service::start("chess-rules-service", &rargs, &[], &dir.0);
-        let mut sargs = vec![
-            "--listen",
-            "127.0.0.1:0",
-            "--workers",
-            "2",
-            "--queue",
-            "8",
-            "--hash-mb",
-            "16",
-        ];
-        sargs.extend_from_slice(search_args);
-        let search = Service::start("chess-search-service", &sargs, &[], &dir.0);
-        let rules_url = rules.url();
-        let search_url = search.url();
-        let mut args = vec![
-            "--listen",
-            "127.0.0.1:0",
-            "--rules-addr",
-            &rules_url,
-            "--search-addr",
-            &search_url,
-            "--rate-limit",
-            "0",
-        ];
-        args.extend_from_slice(gateway_args);
-        let gateway = Service::start("chess-gateway", &args, gateway_env, &dir.0);
-        Stack {
-            gateway,
-            rules,
-            search,
-            dir,
-        }
-    }
-}
-
-/// The `google.rpc.BadRequest` field violations of a status, as (field, description).
-pub fn violations(status: &tonic::Status) -> Vec<(String, String)> {
-    use tonic_types::StatusExt;
-    status
-        .get_error_details()
-        .bad_request()
-        .map(|b| {
-            b.field_violations
-                .iter()
-                .map(|v| (v.field.clone(), v.description.clone()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Asserts a call failed with `code` and a field violation on `field`.
-#[track_caller]
-pub fn assert_field_error<T: std::fmt::Debug>(
-    result: Result<T, tonic::Status>,
-    code: tonic::Code,
-    field: &str,
-) -> tonic::Status {
-    let status = match result {
-        Ok(v) => panic!("expected {code:?} on {field}, got success: {v:?}"),
-        Err(s) => s,
-    };
-    assert_eq!(status.code(), code, "{status:?}");
-    let v = violations(&status);
-    assert!(
-        v.iter().any(|(f, _)| f == field),
-        "no violation on {field:?}: {v:?} ({})",
-        status.message()
-    );
-    status
 }
