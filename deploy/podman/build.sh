@@ -75,7 +75,7 @@ INCLUDE=ca-certificates,tzdata
 # The packages of the distroless-like base (gcr.io/distroless/cc-debian12 holds the same set:
 # glibc, libgcc, libstdc++, OpenSSL, CA certificates, time zones, /etc/os-release).
 CC_PACKAGES=(base-files libc6 libgcc-s1 libstdc++6 libssl3 tzdata)
-RECIPE="debootstrap --variant=minbase --include=$INCLUDE $SUITE $MIRROR; cc: ${CC_PACKAGES[*]} ca-bundle passwd:nonroot v1"
+RECIPE="debootstrap --variant=minbase --include=$INCLUDE $SUITE $MIRROR; slim; cc: ${CC_PACKAGES[*]} ca-bundle passwd:nonroot v2"
 recipe_id=$(printf '%s' "$RECIPE" | sha256sum | cut -c1-16)
 MINBASE_TAR="$CACHE/$SUITE-minbase-$recipe_id.tar"
 CC_TAR="$CACHE/$SUITE-cc-$recipe_id.tar"
@@ -139,6 +139,34 @@ PYTHON
     chmod 0644 "$cc/etc/passwd" "$cc/etc/group"
 }
 
+# What makes debian:bookworm-slim slim (debuerreotype): apt keeps no package caches or
+# translations, dpkg installs no documentation, manual pages or translations (copyright files
+# stay); and the same removed from what debootstrap installed.
+slim_rootfs() {
+    local root="$1"
+    cat >"$root/etc/apt/apt.conf.d/docker-clean" <<'APT'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+APT
+    echo 'Acquire::Languages "none";' >"$root/etc/apt/apt.conf.d/docker-no-languages"
+    cat >"$root/etc/dpkg/dpkg.cfg.d/docker" <<'DPKG'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*
+DPKG
+    find "$root/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+    find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
+    rm -rf "$root/usr/share/"{groff,info,linda,lintian,locale,man}/*
+    rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/cache/apt/"*.bin "$root/var/lib/apt/lists/"*
+}
+
 if [[ ! -s "$MINBASE_TAR" || ! -s "$CC_TAR" ]]; then
     log "debootstrap --variant=minbase --include=$INCLUDE $SUITE from $MIRROR"
     t=$(now)
@@ -149,12 +177,13 @@ if [[ ! -s "$MINBASE_TAR" || ! -s "$CC_TAR" ]]; then
             tail -20 "$CACHE/debootstrap.log" >&2
             die "debootstrap failed (log: $CACHE/debootstrap.log)"
         }
-    # What docker's debian images leave out too: apt's downloaded packages and lists.
-    rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"*
+    slim_rootfs "$work/rootfs"
     make_cc_tree "$work/rootfs" "$work/cc"
     tar --numeric-owner -C "$work/rootfs" -cf "$MINBASE_TAR.tmp" . && mv "$MINBASE_TAR.tmp" "$MINBASE_TAR"
     tar --numeric-owner -C "$work/cc" -cf "$CC_TAR.tmp" . && mv "$CC_TAR.tmp" "$CC_TAR"
     rm -rf "$work"
+    # Root file systems of earlier recipes.
+    find "$CACHE" -maxdepth 1 -name "$SUITE-*.tar" -not -name "*-$recipe_id.tar" -delete
     log "root file systems ready in $(since "$t") s"
 fi
 
