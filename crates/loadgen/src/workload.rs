@@ -12,6 +12,7 @@ use chess_proto::v1::gateway_service_client::GatewayServiceClient;
 use chess_proto::v1::rules_service_client::RulesServiceClient;
 use chess_rules::Position;
 use chess_search::SplitMix64;
+use tonic::metadata::{AsciiMetadataValue, MetadataValue};
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
 
@@ -96,6 +97,8 @@ pub struct Work {
     pub elo: u32,
     pub seed: u64,
     pub timeout: Duration,
+    /// `authorization: Bearer KEY` for a gateway that wants API keys; sent on every call.
+    authorization: Option<AsciiMetadataValue>,
     /// Games waiting for their next step; a request takes one (or creates one) and puts it
     /// back after its step. Index 1: games against the engine; 0: between clients.
     games: [Mutex<Vec<GameSession>>; 2],
@@ -126,8 +129,22 @@ impl Work {
             elo,
             seed,
             timeout,
+            authorization: None,
             games: Default::default(),
         }
+    }
+
+    /// Sends `key` as `authorization: Bearer KEY` on every call (none or blank: no header).
+    pub fn with_api_key(mut self, key: Option<&str>) -> Result<Work, String> {
+        // The message never repeats the key.
+        let unsendable = |_| "the API key has characters that cannot be sent in a header";
+        self.authorization = match key.map(str::trim) {
+            None | Some("") => None,
+            Some(key) => {
+                Some(MetadataValue::try_from(format!("Bearer {key}")).map_err(unsendable)?)
+            }
+        };
+        Ok(self)
     }
 
     /// The scenarios requests will run.
@@ -178,6 +195,9 @@ impl Work {
     fn request<T>(&self, message: T) -> Request<T> {
         let mut r = Request::new(message);
         r.set_timeout(self.timeout);
+        if let Some(value) = &self.authorization {
+            r.metadata_mut().insert("authorization", value.clone());
+        }
         r
     }
 
@@ -474,6 +494,37 @@ mod tests {
         assert_eq!(mix64(1), 0x910a_2dec_8902_5cc1);
         assert_eq!(mix64(0x1234_5678_9abc_def0), 0x1619_22c6_45ce_50e8);
         assert_eq!(mix64(u64::MAX), 0xe4d9_7177_1b65_2c20);
+    }
+
+    #[test]
+    fn an_api_key_goes_on_every_request_as_a_bearer_token() {
+        let work = |key: Option<&str>| {
+            Work::new(
+                Scenario::Rules,
+                Vec::new(),
+                PositionSet::built_in(),
+                v1::SearchLimits::default(),
+                1,
+                1,
+                10,
+                0,
+                7,
+                Duration::from_secs(1),
+            )
+            .with_api_key(key)
+        };
+        let keyed = work(Some(" local-example-key\n")).unwrap();
+        let r = keyed.request(());
+        assert_eq!(
+            r.metadata().get("authorization").unwrap(),
+            "Bearer local-example-key"
+        );
+        for none in [None, Some(""), Some("  ")] {
+            let r = work(none).unwrap().request(());
+            assert!(r.metadata().get("authorization").is_none());
+        }
+        let refused = work(Some("k\ney")).unwrap_err();
+        assert!(!refused.contains("k\ney"), "{refused}");
     }
 
     #[test]

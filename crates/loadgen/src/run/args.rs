@@ -19,6 +19,16 @@ pub struct RunArgs {
     )]
     pub target: String,
 
+    /// API key for a gateway that wants one, sent as `authorization: Bearer KEY` on every
+    /// call. Prefer the environment variable: a flag's value shows in the process list.
+    #[arg(
+        long,
+        env = "CHESS_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub api_key: Option<String>,
+
     /// Allow a target or metrics address outside loopback (127.0.0.0/8, ::1, localhost). Load
     /// only servers you run.
     #[arg(long)]

@@ -155,18 +155,22 @@ async fn run(args: RunArgs) -> Result<ExitCode, Failure> {
         metric_targets.push((url.clone(), hp));
     }
     let limits = limits(&args);
-    let work = Arc::new(Work::new(
-        args.scenario,
-        args.mix.0.clone(),
-        positions,
-        limits,
-        args.multipv,
-        args.batch,
-        args.game_plies,
-        args.elo,
-        args.seed,
-        args.timeout,
-    ));
+    let work = Arc::new(
+        Work::new(
+            args.scenario,
+            args.mix.0.clone(),
+            positions,
+            limits,
+            args.multipv,
+            args.batch,
+            args.game_plies,
+            args.elo,
+            args.seed,
+            args.timeout,
+        )
+        .with_api_key(args.api_key.as_deref())
+        .map_err(Failure::Usage)?,
+    );
 
     // ---- the target and the metrics endpoints ----
     let refuse_or_fail = |e: String| {
