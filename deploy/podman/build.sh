@@ -40,12 +40,11 @@ started=$(now)
 
 BINARIES=(chess-gateway chess-rules-service chess-search-service)
 if $cargo; then
-    log "cargo build --release (${BINARIES[*]})"
-    cargo build --release --locked $(printf -- '--bin %s ' "${BINARIES[@]}")
+    log "cargo build ${CARGO_PROFILE_FLAGS[*]} (${BINARIES[*]})"
+    cargo build "${CARGO_PROFILE_FLAGS[@]}" --locked $(printf -- '--bin %s ' "${BINARIES[@]}")
 fi
-RELEASE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release"
 for bin in "${BINARIES[@]}"; do
-    [[ -x "$RELEASE/$bin" ]] || die "$RELEASE/$bin missing: cargo build --release --locked --bins"
+    [[ -x "$RELEASE/$bin" ]] || die "$RELEASE/$bin missing: cargo build ${CARGO_PROFILE_FLAGS[*]} --locked --bins"
 done
 
 # ------------------------------------------------------------------------- root file system
@@ -212,6 +211,7 @@ CONTEXT="$CACHE/context"
 rm -rf "$CONTEXT" && mkdir -p "$CONTEXT/bin" "$CONTEXT/skeleton/var/lib/chess" "$CONTEXT/deploy/docker"
 for bin in "${BINARIES[@]}"; do
     install -m 0755 "$RELEASE/$bin" "$CONTEXT/bin/$bin"
+    [[ "$PROFILE" == release ]] || objcopy --strip-debug "$CONTEXT/bin/$bin"
 done
 cp deploy/docker/nvidia_icd.json "$CONTEXT/deploy/docker/"
 "$PY" deploy/podman/containerfile.py \

@@ -12,6 +12,18 @@ export CONTAINERS_CONF="$PODMAN_DIR/containers.conf"
 # themselves live in podman's own storage. Kept between runs: delete it to start over.
 CACHE="${CHESS_PODMAN_CACHE:-$REPO_ROOT/target/podman}"
 
+# Which cargo build the images and the checks take their binaries from: `release` (the
+# default: what an operator deploys) or `debug`, the test build CI has already made (the
+# engine crates are optimised in it too, see Cargo.toml), so that CI does not compile the
+# workspace a second time; its binaries are stripped of debug info on their way into an image.
+PROFILE="${CHESS_PODMAN_PROFILE:-release}"
+case "$PROFILE" in
+release) CARGO_PROFILE_FLAGS=(--release) ;;
+debug) CARGO_PROFILE_FLAGS=() ;;
+*) echo "CHESS_PODMAN_PROFILE=$PROFILE: expected release or debug" >&2; exit 2 ;;
+esac
+RELEASE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/$PROFILE"
+
 # Local stand-ins for the base images the Dockerfile names (which cannot be pulled here).
 BASE_DEBIAN=localhost/chess-debian:bookworm   # debian:bookworm-slim
 BASE_CC=localhost/chess-cc:bookworm           # gcr.io/distroless/cc-debian12:nonroot

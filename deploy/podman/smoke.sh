@@ -60,7 +60,6 @@ LOAD_SECONDS="${CHESS_PODMAN_LOAD_SECONDS:-30}"
 API_KEY=local-example-key # the local overlay's example key
 WORK="$CACHE/smoke"
 PLAN="$WORK/kube/plan.json"
-RELEASE="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release"
 
 # The one firewall rule this script adds: nothing from the network's subnet is forwarded to
 # any other address (podman's bridge networks masquerade to the world otherwise, and an
@@ -114,10 +113,10 @@ if $build; then
     deploy/podman/build.sh "${build_args[@]}"
 fi
 if $cargo; then
-    cargo build --release --locked --bin chess --bin chess-loadgen
+    cargo build "${CARGO_PROFILE_FLAGS[@]}" --locked --bin chess --bin chess-loadgen
 fi
 for bin in chess chess-loadgen; do
-    [[ -x "$RELEASE/$bin" ]] || die "$RELEASE/$bin missing: cargo build --release --locked --bins"
+    [[ -x "$RELEASE/$bin" ]] || die "$RELEASE/$bin missing: cargo build ${CARGO_PROFILE_FLAGS[*]} --locked --bins"
 done
 export CHESS_CLI="$RELEASE/chess"
 
