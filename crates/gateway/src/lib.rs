@@ -31,9 +31,11 @@ mod layers;
 mod make_move;
 mod replicas;
 mod services;
+mod small_answers;
 mod upstream;
 mod web;
 
+use crate::small_answers::SmallAnswers;
 use std::sync::Arc;
 
 use chess_proto::v1::analysis_service_server::AnalysisServiceServer;
@@ -61,10 +63,6 @@ pub enum Error {
     Serve(#[from] ServeError),
 }
 
-/// Room above `--max-pgn-bytes` for the rest of a request message, so a PGN just over the limit
-/// gets the field violation rather than the transport's size error.
-const MESSAGE_SLACK_BYTES: usize = 64 << 10;
-
 const SERVICE_NAME: &str = "gateway";
 const RULES: &str = "chess.v1.RulesService";
 const GAMES: &str = "chess.v1.GameService";
@@ -86,22 +84,23 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         pool.spawn_maintenance(shutdown.clone());
     }
 
-    let max_message = usize::try_from(settings.max_pgn_bytes)
-        .unwrap_or(usize::MAX)
-        .saturating_add(MESSAGE_SLACK_BYTES);
-    let rules = RulesServiceServer::from_arc(gateway.clone())
+    let max_message = chess_service_kit::max_message_bytes(
+        usize::try_from(settings.max_pgn_bytes).unwrap_or(usize::MAX),
+    );
+    // Small answers go uncompressed (small_answers.rs).
+    let rules = RulesServiceServer::new(SmallAnswers(gateway.clone()))
         .accept_compressed(Gzip)
         .send_compressed(Gzip)
         .max_decoding_message_size(max_message);
-    let games = GameServiceServer::from_arc(gateway.clone())
+    let games = GameServiceServer::new(SmallAnswers(gateway.clone()))
         .accept_compressed(Gzip)
         .send_compressed(Gzip)
         .max_decoding_message_size(max_message);
-    let analysis = AnalysisServiceServer::from_arc(gateway.clone())
+    let analysis = AnalysisServiceServer::new(SmallAnswers(gateway.clone()))
         .accept_compressed(Gzip)
         .send_compressed(Gzip)
         .max_decoding_message_size(max_message);
-    let info = GatewayServiceServer::from_arc(gateway.clone())
+    let info = GatewayServiceServer::new(SmallAnswers(gateway.clone()))
         .accept_compressed(Gzip)
         .send_compressed(Gzip)
         .max_decoding_message_size(max_message);

@@ -27,7 +27,7 @@ use chess_proto::v1::{
     WritePgnRequest, WritePgnResponse,
 };
 use chess_proto::{FieldViolation, ensure_request_id};
-use chess_service_kit::{Metrics, Shutdown, gzip_if_large};
+use chess_service_kit::{Metrics, Shutdown};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -278,7 +278,7 @@ macro_rules! rules_call {
                 |mut c, r| async move { c.$method(r).await },
             )
             .await
-            .map(|(_, response)| gzip_if_large(response))
+            .map(|(_, response)| response)
     }};
     ($self:ident, $request:ident, $client:ident, $method:ident, keyed) => {{
         let (call, mut message) = $self.admit(stringify!($method), $request, true)?;
@@ -458,9 +458,7 @@ impl GameService for Gateway {
         request: Request<MakeMoveRequest>,
     ) -> Result<Response<GameState>, Status> {
         let (call, message) = self.admit("make_move", request, true)?;
-        make_move(&self.rules, self.backend_gzip, &call, message)
-            .await
-            .map(gzip_if_large)
+        make_move(&self.rules, self.backend_gzip, &call, message).await
     }
 
     type WatchGameStream = BoxStream<GameEvent>;
@@ -534,7 +532,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("analyze", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = search_call!(self, &call, message, analyze)?;
-        Ok(gzip_if_large(response))
+        Ok(response)
     }
 
     type AnalyzeStreamStream = BoxStream<AnalyzeResponse>;
@@ -575,7 +573,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("best_move", request, true)?;
         self.check_moves("moves", message.moves.len())?;
         let (_, response) = search_call!(self, &call, message, best_move)?;
-        Ok(gzip_if_large(response))
+        Ok(response)
     }
 
     async fn review_game(
@@ -585,7 +583,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("review_game", request, true)?;
         self.check_pgn(&message.pgn)?;
         let (_, response) = search_call!(self, &call, message, review_game)?;
-        Ok(gzip_if_large(response))
+        Ok(response)
     }
 
     async fn evaluate_positions(
@@ -595,7 +593,7 @@ impl AnalysisService for Gateway {
         let (call, message) = self.admit("evaluate_positions", request, true)?;
         self.check_batch("fens", message.fens.len())?;
         let (_, response) = search_call!(self, &call, message, evaluate_positions)?;
-        Ok(gzip_if_large(response))
+        Ok(response)
     }
 }
 
@@ -656,8 +654,6 @@ impl GatewayService for Gateway {
             search: &self.search,
             gzip: self.backend_gzip,
         };
-        engine_move(to, &call, message)
-            .await
-            .map(|answer| gzip_if_large(Response::new(answer)))
+        engine_move(to, &call, message).await.map(Response::new)
     }
 }

@@ -28,10 +28,7 @@ use std::time::Duration;
 
 use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
-use chess_service_kit::{
-    DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
-    serve_until_stopped,
-};
+use chess_service_kit::{Metrics, ServeError, Shutdown, Startup};
 use tonic::codec::CompressionEncoding;
 
 pub(crate) use config::RequestLimits;
@@ -139,7 +136,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     let games = games::GamesApi::new(store.clone(), config.limits(), shutdown.clone(), &metrics);
     games.start_sync(games::Eviction::default());
     let rules = rules_api::RulesApi::new(config.limits());
-    let max_message = config.max_pgn_bytes + (64 << 10);
+    let max_message = chess_service_kit::max_message_bytes(config.max_pgn_bytes);
     // Answers are gzipped for callers that accept it only when large (small_answers.rs).
     let rules = RulesServiceServer::new(small_answers::SmallAnswers(rules))
         .accept_compressed(CompressionEncoding::Gzip)
@@ -158,17 +155,15 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         connections: config.common.connection_limits(),
     };
     let grace = Duration::from_secs(config.common.shutdown_grace_secs);
-    // Startup::serve, with the health reporter kept for the store's damage.
-    let started = startup.start(&metrics, &shutdown).await?;
-    report_store_damage(store, started.health.clone());
-    let stop = shutdown.clone();
-    let server = chess_service_kit::grpc_server(&startup.connections)
-        .layer(GrpcMetricsLayer::new(metrics))
-        .layer(FramingErrorsLayer)
-        .layer(DeadlineLayer)
-        .add_routes(started.routes.add_service(rules).add_service(games))
-        .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
-    let served = serve_until_stopped(server, &shutdown, grace).await;
-    drop(started.health);
-    Ok(served?)
+    startup
+        .serve(
+            |routes| routes.add_service(rules).add_service(games),
+            // The store's damage turns the health NOT_SERVING.
+            |health| report_store_damage(store, health.clone()),
+            metrics,
+            &shutdown,
+            grace,
+        )
+        .await?;
+    Ok(())
 }

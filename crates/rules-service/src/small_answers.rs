@@ -1,8 +1,7 @@
-//! The two services as served: every unary answer goes through
-//! [`chess_service_kit::gzip_if_large`], so the small ones (a rules query's answer, a game's
-//! state) go uncompressed even to a caller that accepts gzip (the gateway does), and parsed or
-//! written PGN and long games go compressed. The calls themselves are [`RulesApi`]'s and
-//! [`GamesApi`]'s, unchanged.
+//! The two services as served, their small answers marked the one way every service marks them
+//! ([`chess_service_kit::small_answers!`]): a rules query's answer and a game's state go
+//! uncompressed even to a caller that accepts gzip (the gateway does), parsed or written PGN
+//! and long games compressed. The calls themselves are [`RulesApi`]'s and [`GamesApi`]'s.
 
 use chess_proto::v1::game_service_server::GameService;
 use chess_proto::v1::rules_service_server::RulesService;
@@ -14,7 +13,6 @@ use chess_proto::v1::{
     TakeBackRequest, TouchPieceRequest, ValidateFenRequest, ValidateFenResponse, WatchGameRequest,
     WinnabilityRequest, WinnabilityResponse, WritePgnRequest, WritePgnResponse,
 };
-use chess_service_kit::gzip_if_large;
 use tonic::{Request, Response, Status};
 
 use crate::games::GamesApi;
@@ -23,32 +21,8 @@ use crate::rules_api::RulesApi;
 /// A service whose unary answers are compressed only when large.
 pub(crate) struct SmallAnswers<T>(pub T);
 
-/// Implements `$service` for `SmallAnswers<$inner>`: each unary method delegated to the inner
-/// service and its answer marked, the rest (`$extra`) written out.
-macro_rules! small_answers {
-    (
-        $service:ident for $inner:ty {
-            $($method:ident($request:ty) -> $response:ty;)*
-        }
-        $($extra:item)*
-    ) => {
-        #[tonic::async_trait]
-        impl $service for SmallAnswers<$inner> {
-            $(
-                async fn $method(
-                    &self,
-                    request: Request<$request>,
-                ) -> Result<Response<$response>, Status> {
-                    self.0.$method(request).await.map(gzip_if_large)
-                }
-            )*
-            $($extra)*
-        }
-    };
-}
-
-small_answers! {
-    RulesService for RulesApi {
+chess_service_kit::small_answers! {
+    SmallAnswers: RulesService for RulesApi {
         legal_moves(LegalMovesRequest) -> LegalMovesResponse;
         convert_moves(ConvertMovesRequest) -> ConvertMovesResponse;
         validate_fen(ValidateFenRequest) -> ValidateFenResponse;
@@ -60,8 +34,8 @@ small_answers! {
     }
 }
 
-small_answers! {
-    GameService for GamesApi {
+chess_service_kit::small_answers! {
+    SmallAnswers: GameService for GamesApi {
         create_game(CreateGameRequest) -> GameState;
         get_game(GetGameRequest) -> GameState;
         make_move(MakeMoveRequest) -> GameState;

@@ -13,7 +13,6 @@ use chess_proto::v1::analysis_service_server::AnalysisService;
 use chess_rules::Position;
 use chess_search::batched;
 use chess_search::{EvalSource, Score, SearchResult, SplitMix64, TranspositionTable};
-use chess_service_kit::gzip_if_large;
 use chess_wire::{move_to_proto, position_from_fen};
 use futures::Stream;
 use tokio::sync::{mpsc, oneshot};
@@ -185,15 +184,15 @@ impl AnalysisService for SearchApi {
     ) -> Result<Response<v1::AnalyzeResponse>, Status> {
         let (job, fen, outcome) = check_analyze("", request.get_ref(), &self.limits)?;
         if let Some(outcome) = outcome {
-            return Ok(gzip_if_large(Response::new(finished(&fen, outcome))));
+            return Ok(Response::new(finished(&fen, outcome)));
         }
         let (job, result) = self.search_once(job, false).await?;
-        Ok(gzip_if_large(Response::new(response(
+        Ok(Response::new(response(
             &job.position,
             &fen,
             &result.lines,
             true,
-        ))))
+        )))
     }
 
     type AnalyzeStreamStream = ResponseStream<v1::AnalyzeResponse>;
@@ -313,12 +312,12 @@ impl AnalysisService for SearchApi {
             Some(l) => (l.pv[0], Some(line_to_proto(pos, l))),
             None => (strongest, None),
         };
-        Ok(gzip_if_large(Response::new(v1::BestMoveResponse {
+        Ok(Response::new(v1::BestMoveResponse {
             best_move: Some(move_to_proto(pos, best)),
             line,
             strongest_move: Some(move_to_proto(pos, strongest)),
             elo,
-        })))
+        }))
     }
 
     async fn review_game(
@@ -436,9 +435,9 @@ impl AnalysisService for SearchApi {
             .map(|v| v.unwrap_or(PositionValue::Terminal(Score::Cp(0))))
             .collect();
         let time_ms = started.elapsed().as_millis() as u64;
-        Ok(gzip_if_large(Response::new(build_response(
+        Ok(Response::new(build_response(
             &game, &positions, &values, nodes, time_ms,
-        ))))
+        )))
     }
 
     async fn evaluate_positions(
@@ -510,11 +509,9 @@ impl AnalysisService for SearchApi {
             .metrics
             .evaluations
             .inc_by(evaluations.len() as u64);
-        Ok(gzip_if_large(Response::new(
-            v1::EvaluatePositionsResponse {
-                evaluations,
-                evaluator: evaluator_name(&self.pool.config.eval),
-            },
-        )))
+        Ok(Response::new(v1::EvaluatePositionsResponse {
+            evaluations,
+            evaluator: evaluator_name(&self.pool.config.eval),
+        }))
     }
 }

@@ -21,6 +21,7 @@ mod config;
 mod jobs;
 mod pool;
 mod review;
+mod small_answers;
 mod strength;
 mod tables;
 mod wire;
@@ -93,8 +94,8 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
         "search pool started"
     );
     let api = api::SearchApi::new(pool, &config);
-    let max_message = config.max_pgn_bytes + (256 << 10);
-    let analysis = AnalysisServiceServer::new(api)
+    let max_message = chess_service_kit::max_message_bytes(config.max_pgn_bytes);
+    let analysis = AnalysisServiceServer::new(small_answers::SmallAnswers(api))
         .accept_compressed(CompressionEncoding::Gzip)
         .send_compressed(CompressionEncoding::Gzip)
         .max_decoding_message_size(max_message);
@@ -111,6 +112,7 @@ pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
     startup
         .serve(
             |routes| routes.add_service(analysis),
+            |_| {},
             metrics,
             &shutdown,
             grace,

@@ -18,6 +18,7 @@ mod framing;
 mod metrics;
 mod server;
 mod shutdown;
+mod small_answers;
 mod telemetry;
 
 pub use compression::{GZIP_MIN_BYTES, gzip_if_large};
@@ -30,9 +31,13 @@ pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
 pub use framing::{FramingErrors, FramingErrorsLayer};
 pub use metrics::{GrpcMetricsLayer, Metrics};
-pub use server::{Started, Startup};
+pub use server::{MESSAGE_SLACK_BYTES, Started, Startup, max_message_bytes};
 pub use shutdown::{Shutdown, serve_until_stopped};
 pub use telemetry::{LogFilterError, init_tracing};
+
+/// For [`small_answers!`]: the calling crate's `tonic` need not be named in the macro.
+#[doc(hidden)]
+pub use tonic as __tonic;
 
 pub use prometheus_client::metrics::counter::Counter as MetricCounter;
 pub use prometheus_client::metrics::gauge::Gauge as MetricGauge;

@@ -17,6 +17,17 @@ use crate::{
     ServeError, Shutdown, grpc_server, serve_until_stopped,
 };
 
+/// Room above a service's largest field (its PGN limit) for the rest of a request message, so
+/// that a PGN just over the limit gets the field violation naming it rather than the
+/// transport's bare size error. One value for every service.
+pub const MESSAGE_SLACK_BYTES: usize = 256 << 10;
+
+/// The largest request message a service decodes when its largest field may hold
+/// `largest_field` bytes: that plus [`MESSAGE_SLACK_BYTES`].
+pub fn max_message_bytes(largest_field: usize) -> usize {
+    largest_field.saturating_add(MESSAGE_SLACK_BYTES)
+}
+
 /// What a service serves and where: the start-up every service shares.
 #[derive(Clone, Copy, Debug)]
 pub struct Startup<'a> {
@@ -83,16 +94,21 @@ impl Startup<'_> {
 
     /// The whole life of a plain gRPC service: [`Startup::start`], then health, reflection
     /// and the services `add` puts next to them served over HTTP/2 (with keepalive PINGs, and
-    /// broken framing answered with INVALID_ARGUMENT) with gRPC metrics until `shutdown` fires; then no new calls, and the calls in flight get
-    /// `grace` to finish (see [`serve_until_stopped`]).
+    /// broken framing answered with INVALID_ARGUMENT) with gRPC metrics until `shutdown`
+    /// fires; then no new calls, and the calls in flight get `grace` to finish (see
+    /// [`serve_until_stopped`]). `health` gets the health reporter before the first call is
+    /// served, for a service that changes its health later (the rules service reports
+    /// NOT_SERVING when its store is damaged); the reporter lives as long as the server.
     pub async fn serve(
         &self,
         add: impl FnOnce(Routes) -> Routes,
+        health: impl FnOnce(&HealthReporter),
         metrics: Metrics,
         shutdown: &Shutdown,
         grace: Duration,
     ) -> Result<(), ServeError> {
         let started = self.start(&metrics, shutdown).await?;
+        health(&started.health);
         let stop = shutdown.clone();
         let server = grpc_server(&self.connections)
             .layer(GrpcMetricsLayer::new(metrics))
