@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::Value;
 
-use crate::Failure;
+use crate::failure::Failure;
 
 /// The flags of `chess-loadgen compare`.
 #[derive(Debug, Args)]

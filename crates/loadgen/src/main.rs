@@ -6,6 +6,7 @@
 
 mod cli;
 mod compare;
+mod failure;
 mod positions;
 mod prom;
 mod refusal;
@@ -22,28 +23,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit status of a run that could not be done (target unreachable, file unreadable, ...).
-const EXIT_FAILURE: u8 = 1;
-/// Exit status of bad flags (clap uses the same).
-const EXIT_USAGE: u8 = 2;
-
-/// Why the program stopped early.
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad flags or input files: exit 2.
-    Usage(String),
-    /// The run could not be done: exit 1.
-    Run(String),
-}
-
-impl Failure {
-    fn code(&self) -> u8 {
-        match self {
-            Failure::Usage(_) => EXIT_USAGE,
-            Failure::Run(_) => EXIT_FAILURE,
-        }
-    }
-}
+use crate::failure::Failure;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();

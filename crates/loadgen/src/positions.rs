@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use chess_rules::Position;
 use clap::Args;
 
-use crate::Failure;
+use crate::failure::Failure;
 
 /// The flags of `chess-loadgen positions`.
 #[derive(Debug, Args)]

@@ -1,130 +1,14 @@
 //! The validating layer: a visitor that checks every move with chess-rules and builds a
 //! [`PgnGame`].
 
-use std::fmt;
 use std::io::BufRead;
 
-use chess_rules::{Color, FenError, Position, SanError, SanStrictness};
+use chess_rules::{Position, SanStrictness};
 
 use crate::{
-    Flow, GameResult, Line, Location, Node, PgnError, PgnGame, Reader, ReaderOptions, Visitor,
+    Flow, GameError, GameResult, Line, Location, MoveNumber, Node, PgnError, PgnGame, Reader,
+    ReaderOptions, Visitor,
 };
-
-/// A move's number and side, as PGN writes it: `12.` for white, `12...` for black.
-///
-/// ```
-/// use chess_pgn::MoveNumber;
-/// use chess_rules::Color;
-/// assert_eq!(MoveNumber { number: 12, color: Color::Black }.to_string(), "12...");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MoveNumber {
-    /// The full-move number, as FEN counts it (from 1, up after each black move).
-    pub number: u32,
-    /// The side making the move.
-    pub color: Color,
-}
-
-impl fmt::Display for MoveNumber {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dots = if self.color.is_white() { "." } else { "..." };
-        write!(f, "{}{dots}", self.number)
-    }
-}
-
-/// Why a game that reads fine as text is not a valid game. The message names the game
-/// (1-based, in the input) and, for a move, its number, side, text and place, and the
-/// reason chess-rules gives (illegal, ambiguous, unparseable).
-///
-/// ```
-/// use chess_pgn::{GameError, PgnError, PgnGame};
-/// use chess_rules::SanError;
-/// let err = PgnGame::parse("1. Nf3 Nf6 2. Nc3 Nc6 3. Nb5 Nb4 4. Nd4 *").unwrap_err();
-/// let PgnError::Game(GameError::Move { number, source, .. }) = err else { panic!() };
-/// assert_eq!(number.to_string(), "4.");
-/// assert!(matches!(source, SanError::Ambiguous { .. }));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GameError {
-    /// The `FEN` tag does not describe a legal position.
-    #[error("game {game}: bad FEN tag {fen:?}: {source}")]
-    Fen {
-        /// The game's number in the input (1-based).
-        game: u64,
-        /// The tag's value.
-        fen: String,
-        /// What chess-rules found wrong with it.
-        source: FenError,
-    },
-    /// A move that chess-rules rejects in the position reached.
-    #[error("game {game}, move {number} {san} ({at}): {source}")]
-    Move {
-        /// The game's number in the input (1-based).
-        game: u64,
-        /// The move's number and side.
-        number: MoveNumber,
-        /// The move as written.
-        san: String,
-        /// Where the move is written.
-        at: Location,
-        /// Why chess-rules rejects it: unparseable, illegal or ambiguous.
-        source: SanError,
-    },
-    /// A null move (`--`, `Z0`) in the mainline, which only analysis may contain.
-    #[error("game {game}, move {number} {san} ({at}): a null move is allowed only in variations")]
-    NullMoveInMainline {
-        /// The game's number in the input (1-based).
-        game: u64,
-        /// The move's number and side.
-        number: MoveNumber,
-        /// The move as written (`--`, `Z0`...).
-        san: String,
-        /// Where the move is written.
-        at: Location,
-    },
-    /// A `(` where the line has no move yet for the variation to replace.
-    #[error("game {game}, {at}: a variation must follow the move it replaces")]
-    VariationWithoutMove {
-        /// The game's number in the input (1-based).
-        game: u64,
-        /// Where the `(` is.
-        at: Location,
-    },
-    /// The game is larger than the builder's limits allow.
-    #[error("game {game}: more than {limit} {what}")]
-    TooLarge {
-        /// The game's number in the input (1-based).
-        game: u64,
-        /// What there is too much of.
-        what: &'static str,
-        /// The limit from [`BuilderOptions`].
-        limit: usize,
-    },
-}
-
-impl GameError {
-    /// The number of the game in the input (1-based).
-    pub fn game(&self) -> u64 {
-        match *self {
-            GameError::Fen { game, .. }
-            | GameError::Move { game, .. }
-            | GameError::NullMoveInMainline { game, .. }
-            | GameError::VariationWithoutMove { game, .. }
-            | GameError::TooLarge { game, .. } => game,
-        }
-    }
-
-    /// Where in the input the error is, when it is at a move or variation.
-    pub fn location(&self) -> Option<Location> {
-        match *self {
-            GameError::Move { at, .. }
-            | GameError::NullMoveInMainline { at, .. }
-            | GameError::VariationWithoutMove { at, .. } => Some(at),
-            GameError::Fen { .. } | GameError::TooLarge { .. } => None,
-        }
-    }
-}
 
 /// Settings of a [`GameBuilder`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -524,6 +408,26 @@ impl<R: BufRead> Iterator for PgnGames<R> {
             Ok(None) => None,
             Ok(Some(game)) => Some(game.map_err(PgnError::Game)),
             Err(e) => Some(Err(PgnError::Read(e))),
+        }
+    }
+}
+
+impl PgnGame {
+    /// Reads and checks the first game of `text` (a text without any game is an empty game).
+    ///
+    /// ```
+    /// use chess_pgn::{GameError, PgnError, PgnGame};
+    /// let err = PgnGame::parse("1. e4 e5 2. Ke3 *").unwrap_err();
+    /// assert!(matches!(err, PgnError::Game(GameError::Move { .. })));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "game 1, move 2. Ke3 (line 1, column 13): illegal move \"Ke3\": no white king can move to e3"
+    /// );
+    /// ```
+    pub fn parse(text: &str) -> Result<PgnGame, PgnError> {
+        match read_games(text.as_bytes()).next() {
+            Some(game) => game,
+            None => Ok(PgnGame::new(Position::startpos())),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use chess_rules::{Move, Position};
 
-use crate::{GameResult, PgnError, Writer};
+use crate::result::GameResult;
 
 /// A game read and checked move by move: its tags, its start position and its moves as a
 /// tree (the mainline with variations hanging off the moves they replace).
@@ -116,24 +116,6 @@ impl PgnGame {
         }
     }
 
-    /// Reads and checks the first game of `text` (a text without any game is an empty game).
-    ///
-    /// ```
-    /// use chess_pgn::{GameError, PgnError, PgnGame};
-    /// let err = PgnGame::parse("1. e4 e5 2. Ke3 *").unwrap_err();
-    /// assert!(matches!(err, PgnError::Game(GameError::Move { .. })));
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "game 1, move 2. Ke3 (line 1, column 13): illegal move \"Ke3\": no white king can move to e3"
-    /// );
-    /// ```
-    pub fn parse(text: &str) -> Result<PgnGame, PgnError> {
-        match crate::read_games(text.as_bytes()).next() {
-            Some(game) => game,
-            None => Ok(PgnGame::new(Position::startpos())),
-        }
-    }
-
     /// The value of the first tag named `name`.
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags
@@ -172,13 +154,5 @@ impl PgnGame {
             pos.play_unchecked(m);
         }
         pos
-    }
-
-    /// The game in PGN export format (see [`crate::Writer`]), or `None` when it cannot be
-    /// written: a move that is not legal where it stands, or a bad tag.
-    pub fn to_pgn(&self) -> Option<String> {
-        let mut w = Writer::new(Vec::new());
-        w.write_game(self).ok()?;
-        String::from_utf8(w.into_inner()).ok()
     }
 }

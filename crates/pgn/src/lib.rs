@@ -91,8 +91,8 @@ mod result;
 mod visitor;
 mod writer;
 
-pub use builder::{BuilderOptions, GameBuilder, GameError, MoveNumber, PgnGames, read_games};
-pub use error::{ErrorKind, PgnError, ReadError, SyntaxError};
+pub use builder::{BuilderOptions, GameBuilder, PgnGames, read_games};
+pub use error::{ErrorKind, GameError, MoveNumber, PgnError, ReadError, SyntaxError};
 pub use game::{Line, Node, PgnGame};
 pub use location::Location;
 pub use nag::{

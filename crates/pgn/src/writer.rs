@@ -466,3 +466,13 @@ fn write_line(w: &mut Wrap<'_>, line: &Line, start: &Position, depth: usize) -> 
     }
     Ok(())
 }
+
+impl PgnGame {
+    /// The game in PGN export format (see [`crate::Writer`]), or `None` when it cannot be
+    /// written: a move that is not legal where it stands, or a bad tag.
+    pub fn to_pgn(&self) -> Option<String> {
+        let mut w = Writer::new(Vec::new());
+        w.write_game(self).ok()?;
+        String::from_utf8(w.into_inner()).ok()
+    }
+}

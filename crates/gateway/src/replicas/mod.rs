@@ -20,13 +20,14 @@ use crate::config::Target;
 use crate::upstream::UpstreamChannel;
 
 mod call;
+mod names;
 mod resolve;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use call::Refused;
-pub(crate) use resolve::Resolver;
-use resolve::{Resolution, system_resolver};
+pub(crate) use names::Resolver;
+use names::{Resolution, system_resolver};
 
 /// The first ejection's length; each further failure in a row doubles it, up to
 /// [`EJECT_MAX`].

@@ -2,59 +2,15 @@
 //! replica per address); the replica list rebuilt when an answer changes.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures::future::BoxFuture;
 use http::Uri;
 
+use super::names::{RESOLVE_TIMEOUT, backend_for, fixed_addr};
 use super::{Replica, ReplicaPool, State};
 use crate::config::Target;
 use crate::upstream::UpstreamChannel;
-
-/// How long one name's resolution may take.
-const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Resolves `host` and `port` to addresses; replaceable so tests can play DNS.
-pub(crate) type Resolver =
-    Arc<dyn Fn(String, u16) -> BoxFuture<'static, std::io::Result<Vec<SocketAddr>>> + Send + Sync>;
-
-/// The system resolver (`tokio::net::lookup_host`: /etc/hosts, then DNS).
-pub(super) fn system_resolver() -> Resolver {
-    Arc::new(|host: String, port: u16| {
-        Box::pin(async move {
-            Ok(tokio::net::lookup_host((host.as_str(), port))
-                .await?
-                .collect())
-        })
-    })
-}
-
-/// What one name resolved to last.
-#[derive(Debug, Default)]
-pub(super) struct Resolution {
-    /// The last successful answer, sorted; kept through failed lookups so a DNS hiccup does
-    /// not empty the pool.
-    addrs: Vec<SocketAddr>,
-    /// Why the last lookup failed, when it did.
-    error: Option<String>,
-}
-
-/// A fixed target's address (its host is an IP literal).
-fn fixed_addr(uri: &Uri) -> Option<SocketAddr> {
-    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
-    let ip: IpAddr = host.parse().ok()?;
-    Some(SocketAddr::new(ip, uri.port_u16().unwrap_or(80)))
-}
-
-/// A backend for one resolved address.
-fn backend_for(service: &'static str, addr: SocketAddr) -> UpstreamChannel {
-    let uri: Uri = format!("http://{addr}")
-        .parse()
-        .unwrap_or_else(|_| Uri::from_static("http://127.0.0.1:0"));
-    UpstreamChannel::new(service, &uri)
-}
 
 impl ReplicaPool {
     pub(super) fn has_names(&self) -> bool {

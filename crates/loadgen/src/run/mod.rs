@@ -22,7 +22,7 @@ use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
 
-use crate::Failure;
+use crate::failure::Failure;
 use crate::positions::PositionSet;
 use crate::prom::{self, Page};
 use crate::report::{self, Inputs, ServerReads, WarmupResult};
