@@ -43,10 +43,11 @@ use chess_proto::v1::game_service_server::GameServiceServer;
 use chess_proto::v1::gateway_service_server::GatewayServiceServer;
 use chess_proto::v1::rules_service_server::RulesServiceServer;
 use chess_service_kit::{
-    DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Metrics, ServeError, Shutdown, Startup,
-    grpc_server,
+    DeadlineLayer, FramingErrorsLayer, GrpcMetricsLayer, Incoming, Metrics, ServeError, Shutdown,
+    Startup, grpc_server,
 };
 use tonic::codec::CompressionEncoding::Gzip;
+use tonic::service::Routes;
 
 pub use config::{AuthMode, BackendCompression, ConfigError, GatewayConfig};
 
@@ -125,72 +126,77 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         not_serving,
         connections: settings.connections,
     };
-    let started = startup.start(&metrics, &shutdown).await?;
-    let routes = started
-        .routes
-        .add_service(rules)
-        .add_service(games)
-        .add_service(analysis)
-        .add_service(info);
-    let router = grpc_server(&settings.connections)
-        .accept_http1(true)
-        .layer(CorsLayer::new(settings.cors.clone()))
-        .layer(tonic_web::GrpcWebLayer::new())
-        .layer(GrpcMetricsLayer::new(metrics.clone()))
-        .layer(FramingErrorsLayer)
-        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
-        .add_routes(routes.clone());
-    // The web app's listener: the page, and the same API for it on the same origin.
-    let web_router = grpc_server(&settings.connections)
-        .accept_http1(true)
-        .layer(web::WebLayer)
-        .layer(CorsLayer::new(settings.cors.clone()))
-        .layer(tonic_web::GrpcWebLayer::new())
-        .layer(GrpcMetricsLayer::new(metrics))
-        .layer(FramingErrorsLayer)
-        .layer(DeadlineLayer)
-        .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
-        .add_routes(routes);
+    // Startup::serve_with: the gateway builds its own two routers (gRPC-Web, CORS, the
+    // oversize layer, and the web app's listener), the kit runs them.
+    let layer_metrics = metrics.clone();
+    let server = |incoming: Incoming, routes: Routes| {
+        let routes = routes
+            .add_service(rules)
+            .add_service(games)
+            .add_service(analysis)
+            .add_service(info);
+        let router = grpc_server(&settings.connections)
+            .accept_http1(true)
+            .layer(CorsLayer::new(settings.cors.clone()))
+            .layer(tonic_web::GrpcWebLayer::new())
+            .layer(GrpcMetricsLayer::new(layer_metrics.clone()))
+            .layer(FramingErrorsLayer)
+            .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+            .add_routes(routes.clone());
+        // The web app's listener: the page, and the same API for it on the same origin.
+        let web_router = grpc_server(&settings.connections)
+            .accept_http1(true)
+            .layer(web::WebLayer)
+            .layer(CorsLayer::new(settings.cors.clone()))
+            .layer(tonic_web::GrpcWebLayer::new())
+            .layer(GrpcMetricsLayer::new(layer_metrics))
+            .layer(FramingErrorsLayer)
+            .layer(DeadlineLayer)
+            .layer(OversizeLayer::new(max_message, settings.max_pgn_bytes))
+            .add_routes(routes);
 
-    if let Some((addr, _)) = &web_bound {
-        web::announce(*addr);
-    }
-    tracing::info!(
-        auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
-        rules = ?gateway.rules().targets(),
-        rules_replicas = gateway.rules().replicas().len(),
-        search = ?gateway.search().targets(),
-        search_replicas = gateway.search().replicas().len(),
-        rate_limit = settings.rate.map_or(0, |(rate, _)| rate),
-        max_pgn_bytes = settings.max_pgn_bytes,
-        max_moves = settings.max_moves,
-        "gateway ready"
-    );
-    if !analysis_available {
-        tracing::warn!("no --search-addr: analysis calls will fail with UNAVAILABLE");
-    }
-
-    let stop = {
-        let shutdown = shutdown.clone();
-        async move {
-            shutdown.wait().await;
-            tracing::info!("no longer taking calls; letting the calls in flight finish");
+        if let Some((addr, _)) = &web_bound {
+            web::announce(*addr);
         }
-    };
-    let grpc = router.serve_with_incoming_shutdown(started.incoming, stop);
-    let web_stop = {
-        let shutdown = shutdown.clone();
-        async move { shutdown.wait().await }
-    };
-    let serve = async move {
-        match web_bound {
-            Some((_, incoming)) => {
-                let web = web_router.serve_with_incoming_shutdown(incoming, web_stop);
-                tokio::try_join!(grpc, web).map(|_| ())
+        tracing::info!(
+            auth = if matches!(settings.auth, Auth::Open) { "open" } else { "keys" },
+            rules = ?gateway.rules().targets(),
+            rules_replicas = gateway.rules().replicas().len(),
+            search = ?gateway.search().targets(),
+            search_replicas = gateway.search().replicas().len(),
+            rate_limit = settings.rate.map_or(0, |(rate, _)| rate),
+            max_pgn_bytes = settings.max_pgn_bytes,
+            max_moves = settings.max_moves,
+            "gateway ready"
+        );
+        if !analysis_available {
+            tracing::warn!("no --search-addr: analysis calls will fail with UNAVAILABLE");
+        }
+
+        let stop = {
+            let shutdown = shutdown.clone();
+            async move {
+                shutdown.wait().await;
+                tracing::info!("no longer taking calls; letting the calls in flight finish");
             }
-            None => grpc.await,
+        };
+        let grpc = router.serve_with_incoming_shutdown(incoming, stop);
+        let web_stop = {
+            let shutdown = shutdown.clone();
+            async move { shutdown.wait().await }
+        };
+        async move {
+            match web_bound {
+                Some((_, incoming)) => {
+                    let web = web_router.serve_with_incoming_shutdown(incoming, web_stop);
+                    tokio::try_join!(grpc, web).map(|_| ())
+                }
+                None => grpc.await,
+            }
         }
     };
-    chess_service_kit::serve_until_stopped(serve, &shutdown, settings.grace).await?;
+    startup
+        .serve_with(server, |_| {}, &metrics, &shutdown, settings.grace)
+        .await?;
     Ok(())
 }

@@ -107,16 +107,41 @@ impl Startup<'_> {
         shutdown: &Shutdown,
         grace: Duration,
     ) -> Result<(), ServeError> {
-        let started = self.start(&metrics, shutdown).await?;
-        health(&started.health);
         let stop = shutdown.clone();
-        let server = grpc_server(&self.connections)
-            .layer(GrpcMetricsLayer::new(metrics))
-            .layer(FramingErrorsLayer)
-            .layer(DeadlineLayer)
-            .add_routes(add(started.routes))
-            .serve_with_incoming_shutdown(started.incoming, async move { stop.wait().await });
-        let served = serve_until_stopped(server, shutdown, grace).await;
+        let connections = self.connections;
+        let layer_metrics = metrics.clone();
+        let server = move |incoming: Incoming, routes: Routes| {
+            grpc_server(&connections)
+                .layer(GrpcMetricsLayer::new(layer_metrics))
+                .layer(FramingErrorsLayer)
+                .layer(DeadlineLayer)
+                .add_routes(add(routes))
+                .serve_with_incoming_shutdown(incoming, async move { stop.wait().await })
+        };
+        self.serve_with(server, health, &metrics, shutdown, grace)
+            .await
+    }
+
+    /// The same life for a service that builds its own server (more listeners or other
+    /// layers: the gateway, with gRPC-Web, CORS and the web app's listener): after
+    /// [`Startup::start`] and the `health` hook, `server` makes the server's future from the
+    /// bound listener and the health and reflection routes (it should stop taking calls when
+    /// `shutdown` fires), which then runs as in [`Startup::serve`].
+    pub async fn serve_with<F>(
+        &self,
+        server: impl FnOnce(Incoming, Routes) -> F,
+        health: impl FnOnce(&HealthReporter),
+        metrics: &Metrics,
+        shutdown: &Shutdown,
+        grace: Duration,
+    ) -> Result<(), ServeError>
+    where
+        F: std::future::Future<Output = Result<(), tonic::transport::Error>>,
+    {
+        let started = self.start(metrics, shutdown).await?;
+        health(&started.health);
+        let served =
+            serve_until_stopped(server(started.incoming, started.routes), shutdown, grace).await;
         drop(started.health);
         served
     }
