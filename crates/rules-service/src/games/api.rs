@@ -59,20 +59,26 @@ impl GamesApi {
     }
 
     /// One event on game `id` under idempotency key `key`: the game as it stands when the
-    /// key's event is already there (a call sent again), else `event(key)` committed.
+    /// key's event is already there (a call sent again), else the event `event` makes from
+    /// the game's session and the key, committed.
     async fn commit_keyed(
         &self,
         id: GameId,
         key: Option<String>,
         kind: Kind,
-        event: impl FnOnce(Option<String>) -> Event,
+        event: impl FnOnce(&Session, Option<String>) -> Result<Event, Status>,
     ) -> Result<Response<GameState>, Status> {
         let mut slot = self.games.slot(id).await?;
         if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
             return Ok(Response::new(state));
         }
+        let live = slot
+            .live
+            .as_ref()
+            .ok_or_else(|| Status::internal("game not loaded"))?;
+        let ev = event(&live.session, key)?;
         self.games
-            .commit(id, &mut slot, event(key), kind)
+            .commit(id, &mut slot, ev, kind)
             .await
             .map(Response::new)
     }
@@ -317,10 +323,12 @@ impl GameService for GamesApi {
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
         let key = request_key(&req.request_id)?;
-        self.commit_keyed(id, key, Kind::GameOver, |request_id| Event::Resigned {
-            side: side.into(),
-            at_ms: now_ms(),
-            request_id,
+        self.commit_keyed(id, key, Kind::GameOver, |_, request_id| {
+            Ok(Event::Resigned {
+                side: side.into(),
+                at_ms: now_ms(),
+                request_id,
+            })
         })
         .await
     }
@@ -339,11 +347,13 @@ impl GameService for GamesApi {
         } else {
             Kind::DrawDeclined
         };
-        self.commit_keyed(id, key, kind, |request_id| Event::DrawAnswered {
-            side: side.into(),
-            accept: req.accept,
-            at_ms: now_ms(),
-            request_id,
+        self.commit_keyed(id, key, kind, |_, request_id| {
+            Ok(Event::DrawAnswered {
+                side: side.into(),
+                accept: req.accept,
+                at_ms: now_ms(),
+                request_id,
+            })
         })
         .await
     }
@@ -368,12 +378,14 @@ impl GameService for GamesApi {
             .into());
         }
         let key = request_key(&req.request_id)?;
-        self.commit_keyed(id, key, Kind::Touch, |request_id| Event::Touched {
-            side: side.into(),
-            square,
-            adjust: req.adjust,
-            at_ms: now_ms(),
-            request_id,
+        self.commit_keyed(id, key, Kind::Touch, |_, request_id| {
+            Ok(Event::Touched {
+                side: side.into(),
+                square,
+                adjust: req.adjust,
+                at_ms: now_ms(),
+                request_id,
+            })
         })
         .await
     }
@@ -387,32 +399,22 @@ impl GameService for GamesApi {
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
         let key = request_key(&req.request_id)?;
-        let mut slot = self.games.slot(id).await?;
-        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
-            return Ok(Response::new(state));
-        }
-        let live = slot
-            .live
-            .as_ref()
-            .ok_or_else(|| Status::internal("game not loaded"))?;
-        let s = &live.session;
-        s.expect(None, req.expected_ply).map_err(session_status)?;
-        if !s.takebacks {
-            return Err(session_status(SessionError::NoTakebacks));
-        }
-        let plies = s
-            .takeback_plies(side)
-            .ok_or_else(|| session_status(SessionError::NothingToTakeBack(side)))?;
-        let ev = Event::TakenBack {
-            side: side.into(),
-            plies,
-            at_ms: now_ms(),
-            request_id: key,
-        };
-        self.games
-            .commit(id, &mut slot, ev, Kind::TakeBack)
-            .await
-            .map(Response::new)
+        self.commit_keyed(id, key, Kind::TakeBack, |s, request_id| {
+            s.expect(None, req.expected_ply).map_err(session_status)?;
+            if !s.takebacks {
+                return Err(session_status(SessionError::NoTakebacks));
+            }
+            let plies = s
+                .takeback_plies(side)
+                .ok_or_else(|| session_status(SessionError::NothingToTakeBack(side)))?;
+            Ok(Event::TakenBack {
+                side: side.into(),
+                plies,
+                at_ms: now_ms(),
+                request_id,
+            })
+        })
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(game_id = %request.get_ref().game_id))]
@@ -424,28 +426,19 @@ impl GameService for GamesApi {
         let id = parse_id(&req.game_id)?;
         let side = required_side(req.side)?;
         let key = request_key(&req.request_id)?;
-        let mut slot = self.games.slot(id).await?;
-        if let Some(state) = self.games.already_done(id, &slot, key.as_deref()) {
-            return Ok(Response::new(state));
-        }
-        let uci = if req.r#move.trim().is_empty() {
-            None
-        } else {
-            let live = slot
-                .live
-                .as_ref()
-                .ok_or_else(|| Status::internal("game not loaded"))?;
-            Some(move_from_text("move", live.session.position(), &req.r#move, false)?.to_string())
-        };
-        let ev = Event::DrawClaimed {
-            side: side.into(),
-            uci,
-            at_ms: now_ms(),
-            request_id: key,
-        };
-        self.games
-            .commit(id, &mut slot, ev, Kind::GameOver)
-            .await
-            .map(Response::new)
+        self.commit_keyed(id, key, Kind::GameOver, |s, request_id| {
+            let uci = if req.r#move.trim().is_empty() {
+                None
+            } else {
+                Some(move_from_text("move", s.position(), &req.r#move, false)?.to_string())
+            };
+            Ok(Event::DrawClaimed {
+                side: side.into(),
+                uci,
+                at_ms: now_ms(),
+                request_id,
+            })
+        })
+        .await
     }
 }

@@ -404,29 +404,11 @@ fn a_losing_foul_draws_when_the_opponent_cannot_mate() {
 }
 
 fn casual(tc: Option<&str>) -> Event {
-    let Event::Created {
-        start_fen,
-        time_control,
-        white,
-        black,
-        at_ms,
-        illegal_moves,
-        request_id,
-        ..
-    } = created(tc)
-    else {
-        unreachable!()
-    };
-    Event::Created {
-        start_fen,
-        time_control,
-        white,
-        black,
-        at_ms,
-        illegal_moves,
-        request_id,
-        takebacks: true,
+    let mut ev = created(tc);
+    if let Event::Created { takebacks, .. } = &mut ev {
+        *takebacks = true;
     }
+    ev
 }
 
 fn take_back(side: Side, plies: u32, at_ms: u64) -> Event {
