@@ -222,7 +222,7 @@ try {
     assert((await board.getAttribute("data-fen")) !== before, "the position went back");
     assert((await page.locator(".play .moves [data-ply]").count()) === 10, "the move and the reply left the list");
     const pgn = await page.locator(".play textarea.pgn").inputValue();
-    assert(/white took back its move\s+and the reply \(2 plies\)/.test(pgn), pgn);
+    assert(/white\s+took\s+back\s+its\s+move\s+and\s+the\s+reply\s+\(2\s+plies\)/.test(pgn), pgn);
     await watcher.waitForFunction(() => Number(document.querySelector(".watch .moves")?.dataset.count) === 10, null, { polling: 100 });
     await clickSomeMove();
     await myTurn(12);
