@@ -7,7 +7,7 @@
 //! a generated service trait to be the service crate's own) and has [`small_answers!`]
 //! implement each trait for it, delegating every call to the wrapped service:
 //!
-//! ```ignore
+//! ```text
 //! pub(crate) struct SmallAnswers<T>(pub T);
 //! chess_service_kit::small_answers! {
 //!     SmallAnswers: RulesService for RulesApi {
