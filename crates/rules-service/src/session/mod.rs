@@ -5,6 +5,7 @@
 
 mod error;
 mod judge;
+mod takeback;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -14,6 +15,7 @@ use chess_rules::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, Squ
 
 pub use self::error::{SessionError, TouchMove};
 pub use self::judge::dead_reason;
+pub use self::takeback::TakeBack;
 use crate::arbiter::{Arbiter, ArbiterMode, Penalty};
 use crate::event::Event;
 use chess_wire::TimeControl;
@@ -23,15 +25,6 @@ use chess_wire::TimeControl;
 pub struct MoveRecord {
     pub time_used_ms: u64,
     pub draw_offered: bool,
-}
-
-/// A takeback granted in a casual game: who took back, how many plies, and the ply the game
-/// went back to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TakeBack {
-    pub side: Color,
-    pub plies: u32,
-    pub ply: u32,
 }
 
 /// Clock state. Times are kept as of the start of the current turn; [`Session::remaining`]
@@ -255,13 +248,6 @@ impl Session {
             }),
             _ => Ok(()),
         }
-    }
-
-    /// How many plies a takeback by `side` takes back now: 1 when `side` moved last, 2 (its
-    /// move and the reply) when it is to move; `None` when it has no move to take back.
-    pub fn takeback_plies(&self, side: Color) -> Option<u32> {
-        let plies = if side == self.turn() { 2 } else { 1 };
-        (self.ply() >= plies).then_some(plies)
     }
 
     fn parse_uci(&self, uci: &str) -> Result<Move, SessionError> {
@@ -537,41 +523,6 @@ impl Session {
                 .touch(Color::from(*side), square, *adjust, self.game.position()),
             Event::TakenBack { side, plies, .. } => self.take_back(Color::from(*side), *plies, at),
         }
-    }
-
-    /// Takes back `plies` plies at `at`. The clocks keep the times they show: the side to
-    /// move is charged the time it has used so far, and the clock then runs for the side to
-    /// move after the takeback (it stops at the start position, as before the first move).
-    /// Time added by increments and periods stays; a move-count period counts the moves
-    /// taken back as not played.
-    fn take_back(&mut self, side: Color, plies: u32, at: u64) {
-        let turn = self.turn();
-        if let Some(clock) = self.clock.as_mut()
-            && let Some(since) = clock.running_since_ms
-        {
-            clock.remaining_ms[turn] -= at.saturating_sub(since) as i64;
-            clock.running_since_ms = Some(at);
-        }
-        for _ in 0..plies {
-            if self.game.undo().is_none() {
-                break;
-            }
-            self.records.pop();
-            let mover = self.turn();
-            if let Some(clock) = self.clock.as_mut() {
-                clock.moves_in_period[mover] = clock.moves_in_period[mover].saturating_sub(1);
-            }
-        }
-        if self.game.ply() == 0 {
-            self.stop_clock();
-        }
-        self.draw_offer = None;
-        self.arbiter.moved();
-        self.taken_back.push(TakeBack {
-            side,
-            plies,
-            ply: self.ply(),
-        });
     }
 
     fn play(&mut self, m: Move, offer_draw: bool, at: u64) {
