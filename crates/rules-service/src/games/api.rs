@@ -26,7 +26,7 @@ use super::wire::{
 };
 use crate::arbiter::ArbiterMode;
 use crate::event::{Event, Side, now_ms};
-use crate::session::{Session, SessionError, check_player_name};
+use crate::session::{Session, check_player_name};
 use crate::store::{GameStore, StoreError};
 use crate::{GameId, RequestLimits};
 
@@ -401,12 +401,7 @@ impl GameService for GamesApi {
         let key = request_key(&req.request_id)?;
         self.commit_keyed(id, key, Kind::TakeBack, |s, request_id| {
             s.expect(None, req.expected_ply).map_err(session_status)?;
-            if !s.takebacks {
-                return Err(session_status(SessionError::NoTakebacks));
-            }
-            let plies = s
-                .takeback_plies(side)
-                .ok_or_else(|| session_status(SessionError::NothingToTakeBack(side)))?;
+            let plies = s.takeback_due(side).map_err(session_status)?;
             Ok(Event::TakenBack {
                 side: side.into(),
                 plies,

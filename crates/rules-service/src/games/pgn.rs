@@ -57,6 +57,14 @@ fn foul_comment(f: &FoulRecord) -> String {
     )
 }
 
+/// A comment after the move that made ply `ply` (before the first move: on the game).
+fn comment_at(pgn: &mut chess_pgn::PgnGame, ply: u32, text: String) {
+    match (ply as usize).checked_sub(1) {
+        Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
+        _ => pgn.root.comments.push(text),
+    }
+}
+
 pub(super) fn pgn_of(id: GameId, s: &Session) -> String {
     let mut pgn = chess_pgn::PgnGame::new(s.game.start().clone());
     pgn.set_tag("Event", "Casual game");
@@ -105,11 +113,7 @@ pub(super) fn pgn_of(id: GameId, s: &Session) -> String {
     crate::rules_api::fill_moves(&mut pgn, &s.game);
     // Each foul as a comment after the move it followed (before the first move: on the game).
     for f in s.arbiter.fouls() {
-        let text = foul_comment(f);
-        match (f.ply as usize).checked_sub(1) {
-            Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
-            _ => pgn.root.comments.push(text),
-        }
+        comment_at(&mut pgn, f.ply, foul_comment(f));
     }
     // Each takeback after the move the game went back to: the moves taken back are not in
     // the movetext (they were taken back), the comment says that some were.
@@ -123,10 +127,7 @@ pub(super) fn pgn_of(id: GameId, s: &Session) -> String {
                 format!("its move and the reply ({} plies)", t.plies)
             }
         );
-        match (t.ply as usize).checked_sub(1) {
-            Some(i) if i < pgn.root.nodes.len() => pgn.root.nodes[i].comments_after.push(text),
-            _ => pgn.root.comments.push(text),
-        }
+        comment_at(&mut pgn, t.ply, text);
     }
     pgn.result = result.parse().ok();
     pgn.to_pgn().unwrap_or_default()

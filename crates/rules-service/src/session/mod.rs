@@ -373,13 +373,8 @@ impl Session {
             } => {
                 self.ensure_running()?;
                 self.check_time(*at_ms)?;
-                if !self.takebacks {
-                    return Err(SessionError::NoTakebacks);
-                }
                 let side = Color::from(*side);
-                let due = self
-                    .takeback_plies(side)
-                    .ok_or(SessionError::NothingToTakeBack(side))?;
+                let due = self.takeback_due(side)?;
                 if *plies != due {
                     return Err(SessionError::Corrupt(format!(
                         "a takeback of {plies} plies by {side} where {due} are due"

@@ -3,7 +3,7 @@
 
 use chess_rules::Color;
 
-use super::Session;
+use super::{Session, SessionError};
 
 /// A takeback granted in a casual game: who took back, how many plies, and the ply the game
 /// went back to.
@@ -20,6 +20,17 @@ impl Session {
     pub fn takeback_plies(&self, side: Color) -> Option<u32> {
         let plies = if side == self.turn() { 2 } else { 1 };
         (self.ply() >= plies).then_some(plies)
+    }
+
+    /// The plies a takeback by `side` may take back now, or why it may not: the game is not
+    /// casual, or `side` has no move to take back. The one check, for a new call and for a
+    /// stored event alike.
+    pub fn takeback_due(&self, side: Color) -> Result<u32, SessionError> {
+        if !self.takebacks {
+            return Err(SessionError::NoTakebacks);
+        }
+        self.takeback_plies(side)
+            .ok_or(SessionError::NothingToTakeBack(side))
     }
 
     /// Takes back `plies` plies at `at`. The clocks keep the times they show: the side to
