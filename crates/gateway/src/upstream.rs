@@ -22,8 +22,15 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-/// How long a connection attempt to a backend may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a connection attempt to a backend may take: a backend on the cluster's network
+/// answers a SYN in milliseconds; one that does not within this is gone (a vanished host or
+/// a partition drops the SYN silently), and the call goes to another replica in time.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// HTTP/2 PINGs on every backend connection, idle or not, and how long one may go unanswered
+/// before the connection (and every call and stream on it) fails: a backend whose host
+/// vanished without a reset is noticed within their sum, not after TCP's minutes.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long ServerInfo waits for a backend's health answer.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest response accepted from a backend (a parsed PGN of many games is several times the
@@ -98,8 +105,8 @@ impl UpstreamChannel {
     pub fn new(name: &'static str, uri: &Uri) -> UpstreamChannel {
         let address: Arc<str> = uri.to_string().trim_end_matches('/').into();
         let endpoint = Endpoint::from(uri.clone())
-            .http2_keep_alive_interval(Duration::from_secs(30))
-            .keep_alive_timeout(Duration::from_secs(10))
+            .http2_keep_alive_interval(KEEPALIVE_INTERVAL)
+            .keep_alive_timeout(KEEPALIVE_TIMEOUT)
             .keep_alive_while_idle(true);
         let connector = Connector {
             name,
@@ -138,6 +145,18 @@ impl UpstreamChannel {
         }
     }
 
+    /// A health call with no deadline at all (for the keepalive's test): `Err` once the
+    /// connection fails.
+    #[cfg(test)]
+    async fn health_unbounded(&self) -> Result<(), Status> {
+        HealthClient::new(self.channel.clone())
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await
+            .map(|_| ())
+    }
+
     /// The caller sees the backend's own errors unchanged; failures of the hop itself name
     /// the backend.
     pub fn map_error(&self, status: Status, deadline: Option<Instant>) -> Status {
@@ -147,10 +166,11 @@ impl UpstreamChannel {
             Code::Cancelled | Code::DeadlineExceeded if expired => self.deadline_exceeded(),
             // A failure of the hop (connection refused or lost, protocol error), not an answer
             // of the backend's: those carry no source. A connection lost with the call on it
-            // (the backend died) comes as CANCELLED from hyper, though nobody cancelled.
-            Code::Unknown | Code::Unavailable | Code::Internal | Code::Cancelled
-                if status.source().is_some() =>
-            {
+            // (the backend died) comes as CANCELLED from hyper, though nobody cancelled; one
+            // the backend's HTTP/2 server closed with GOAWAY ENHANCE_YOUR_CALM (a burst of
+            // resets arriving when a partition heals) as RESOURCE_EXHAUSTED, which is not the
+            // caller's quota either. Whatever its code, a failed hop is UNAVAILABLE.
+            _ if status.source().is_some() => {
                 // This call's stream refused here (an answer whose headers are over the
                 // HTTP/2 limit, say): the call failed, not the backend, which stays in use.
                 if let Some(reason) = refused_here(&status) {
@@ -516,6 +536,50 @@ mod tests {
             md.insert("grpc-timeout", bad.parse().unwrap());
             assert!(incoming_timeout(&md).is_err(), "{bad:?}");
         }
+    }
+
+    /// Found by tests/hosts (vanish-rules, cut-gateway-rules): when a partition healed, the
+    /// rules replica's HTTP/2 server closed the gateway's connection with GOAWAY
+    /// ENHANCE_YOUR_CALM, and the calls on it reached the client as RESOURCE_EXHAUSTED, an
+    /// answer that promises nothing was done, instead of UNAVAILABLE.
+    #[tokio::test]
+    async fn a_failed_hop_is_unavailable_whatever_its_code() {
+        let backend = UpstreamChannel::new("rules", &"http://198.18.0.11:50052".parse().unwrap());
+        let calm = Status::from_error(Box::new(h2::Error::from(h2::Reason::ENHANCE_YOUR_CALM)));
+        assert_eq!(calm.code(), Code::ResourceExhausted, "{calm:?}");
+        let mapped = backend.map_error(calm, None);
+        assert_eq!(mapped.code(), Code::Unavailable, "{mapped:?}");
+        assert!(mapped.message().contains("198.18.0.11"), "{mapped:?}");
+        // The backend's own RESOURCE_EXHAUSTED (no source: an answer) passes as it is.
+        let own = backend.map_error(Status::resource_exhausted("too many games"), None);
+        assert_eq!(own.code(), Code::ResourceExhausted);
+        assert_eq!(own.message(), "too many games");
+    }
+
+    /// Found by tests/hosts (vanish-rules, cut-gateway-rules): with PINGs every 30 s and 10 s
+    /// to answer, a call or watch on a backend whose host vanished without a reset waited up
+    /// to 40 s for the connection to be declared dead. A backend that takes the connection and
+    /// then answers nothing (not even the HTTP/2 handshake) now fails the call in seconds.
+    #[tokio::test]
+    async fn a_backend_that_stops_answering_is_noticed_in_seconds() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket); // read nothing, answer nothing, never close
+            }
+        });
+        let backend = UpstreamChannel::new("rules", &format!("http://{addr}").parse().unwrap());
+        let started = Instant::now();
+        // No deadline: only the keepalive can end this call.
+        let answer = tokio::time::timeout(Duration::from_secs(20), backend.health_unbounded()).await;
+        let waited = started.elapsed();
+        assert!(answer.is_ok(), "still waiting after {waited:?}");
+        assert!(
+            waited <= KEEPALIVE_INTERVAL + KEEPALIVE_TIMEOUT + Duration::from_secs(2),
+            "{waited:?}"
+        );
     }
 
     #[test]

@@ -156,7 +156,12 @@ class Postgres:
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
+            # Fast shutdown, sent to the postmaster itself (runuser does not pass SIGINT on).
+            try:
+                with open(os.path.join(self.data, "postmaster.pid")) as f:
+                    os.kill(int(f.readline().strip()), signal.SIGINT)
+            except (OSError, ValueError):
+                pass
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:

@@ -43,7 +43,7 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 60)]
     pause_ms: u64,
     /// Each call's deadline (sent as grpc-timeout; the client gives up 500 ms later).
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 3000)]
     deadline_ms: u64,
     /// Plies after which a mover starts a new game.
     #[arg(long, default_value_t = 40)]
@@ -416,6 +416,7 @@ async fn mover(shared: Arc<Shared>, index: u32, plies: u32) {
     let worker = format!("mover-{index}");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (u64::from(index) + 1) * 0x1234_5678_9ABC_DEF1);
     let mut made = 0u64;
+    let mut sent = 0u64;
     let mut playing: Option<Playing> = None;
     while !shared.stopped() {
         let Some(game) = playing.as_mut() else {
@@ -435,7 +436,10 @@ async fn mover(shared: Arc<Shared>, index: u32, plies: u32) {
         }
         let legal = game.position.legal_moves();
         let m = legal.as_slice()[(rng.next() % legal.len() as u64) as usize].to_string();
-        let key = format!("hosts-{}-{index}-{made}-{}", shared.run, game.ply);
+        // One key per intended call: a move chosen again at the same ply (after a failure)
+        // is another call with another key.
+        sent += 1;
+        let key = format!("hosts-{}-{index}-{made}-{}-{sent}", shared.run, game.ply);
         let mut state = None;
         // The same call (same key) up to three times while its outcome is unknown.
         for _ in 0..3 {

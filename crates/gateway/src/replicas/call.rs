@@ -107,6 +107,7 @@ impl ReplicaPool {
             self.retried();
             tracing::info!(service = self.service.name, address = %backend.address, "retrying the call on another replica");
         }
+        let started = Instant::now();
         match send(backend, client(backend), call, message, send_with).await {
             Err(Failed {
                 status,
@@ -119,7 +120,26 @@ impl ReplicaPool {
                     maybe_received,
                 })
             }
-            Err(failed) => Attempt::Refused(failed.status),
+            Err(failed) => {
+                if failed.status.code() == Code::DeadlineExceeded
+                    && started.elapsed() >= super::HANG_MIN
+                    && !replica.answered_since(started)
+                {
+                    // Nothing came back from the replica for the call's whole life: hung,
+                    // stopped or unreachable without a reset. Eject it like a refusal, so the
+                    // next calls go elsewhere instead of each waiting out its deadline.
+                    self.failed(
+                        replica,
+                        &Status::unavailable(format!(
+                            "no answer from the {} service at {} for {} ms",
+                            backend.name,
+                            backend.address,
+                            started.elapsed().as_millis()
+                        )),
+                    );
+                }
+                Attempt::Refused(failed.status)
+            }
             Ok(response) => {
                 self.succeeded(replica);
                 Attempt::Answered(response)

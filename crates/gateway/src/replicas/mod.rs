@@ -2,7 +2,8 @@
 //! and names resolved at start and then periodically, one channel per address. Calls go
 //! round-robin over the healthy replicas; a replica whose call fails with UNAVAILABLE is
 //! ejected for a backoff that doubles with each failure, and comes back once a health check
-//! passes; a call that fails that way before answering is retried once on another replica
+//! passes (so is one on which a call timed out after [`HANG_MIN`] or more while it answered
+//! nothing at all: hung, stopped or gone without a reset); a call that fails that way before answering is retried once on another replica
 //! where that is safe ([`Retry`]). Names and their resolution are in `resolve.rs`, sending a
 //! call and its retry in `call.rs`.
 
@@ -33,6 +34,10 @@ use names::{Resolution, system_resolver};
 /// [`EJECT_MAX`].
 const EJECT_BASE: Duration = Duration::from_secs(1);
 const EJECT_MAX: Duration = Duration::from_secs(30);
+/// A call that ran this long and timed out on a replica that answered nothing meanwhile
+/// ejects it (a hung or vanished replica, not only one that refuses); a shorter deadline says
+/// too little.
+const HANG_MIN: Duration = Duration::from_secs(1);
 /// How often ejected replicas whose backoff is over are health-checked.
 const PROBE_TICK: Duration = Duration::from_secs(1);
 
@@ -46,11 +51,12 @@ pub(crate) struct Replica {
     ejection: Mutex<Ejection>,
 }
 
-/// Failures in a row and, while ejected, until when.
+/// Failures in a row and, while ejected, until when; and when the replica last answered.
 #[derive(Debug, Default)]
 struct Ejection {
     failures: u32,
     until: Option<Instant>,
+    answered: Option<Instant>,
 }
 
 impl Replica {
@@ -72,6 +78,11 @@ impl Replica {
     /// Takes calls: no failure since the last success or passed health check.
     pub fn is_healthy(&self) -> bool {
         self.ejection().failures == 0
+    }
+
+    /// Whether the replica has answered any call since `since`.
+    pub fn answered_since(&self, since: Instant) -> bool {
+        self.ejection().answered.is_some_and(|at| at >= since)
     }
 
     /// When an ejected replica may be tried again (`None` when healthy).
@@ -357,7 +368,10 @@ impl ReplicaPool {
         let was_ejected = {
             let mut e = replica.ejection();
             let was = e.failures > 0;
-            *e = Ejection::default();
+            *e = Ejection {
+                answered: Some(Instant::now()),
+                ..Ejection::default()
+            };
             was
         };
         if was_ejected {

@@ -218,6 +218,29 @@ async fn dying_server() -> SocketAddr {
     addr
 }
 
+/// A port that takes connections and reads what comes but never answers: a replica that
+/// hangs (stopped, or its host gone without a reset).
+async fn hung_server() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::AsyncReadExt;
+                let mut buf = [0; 4096];
+                while let Ok(Ok(n)) =
+                    tokio::time::timeout(Duration::from_secs(30), socket.read(&mut buf)).await
+                {
+                    if n == 0 {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
 /// A loopback port nobody listens on.
 fn closed_port() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -226,11 +249,20 @@ fn closed_port() -> SocketAddr {
 
 /// One health call through `pool` with `retry`: the replica that answered, or the error.
 async fn health_call(pool: &ReplicaPool, retry: Retry) -> Result<SocketAddr, Status> {
+    health_call_within(pool, retry, Duration::from_secs(10)).await
+}
+
+/// [`health_call`] with the caller's deadline `within`.
+async fn health_call_within(
+    pool: &ReplicaPool,
+    retry: Retry,
+    within: Duration,
+) -> Result<SocketAddr, Status> {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
     let call = Call {
         metadata: tonic::metadata::MetadataMap::new(),
-        deadline: Some(Instant::now() + Duration::from_secs(10)),
+        deadline: Some(Instant::now() + within),
         caller: crate::auth::Caller::Ip("test".into()),
     };
     pool.call(
@@ -302,4 +334,43 @@ async fn a_call_that_may_have_arrived_is_retried_only_when_safe() {
             .encode()
             .contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
     );
+}
+
+/// Found by tests/hosts (vanish-rules, slow-rules): a replica that hangs was never ejected, so
+/// every other call waited out its whole deadline on it.
+#[tokio::test]
+async fn a_replica_that_hangs_is_ejected_not_only_one_that_refuses() {
+    let hung = hung_server().await;
+    let live = live_server().await;
+    let metrics = Metrics::new("test");
+    let pool = ReplicaPool::new(RULES, &fixed(&[hung, live]), None, &metrics);
+    let within = Duration::from_millis(1200);
+    let e = health_call_within(&pool, Retry::Safe, within)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+    assert!(!pool.replicas()[0].is_healthy(), "the hung replica is ejected");
+    // The next calls all go to the live replica, each answered well within its deadline.
+    for _ in 0..4 {
+        let started = Instant::now();
+        assert_eq!(
+            health_call_within(&pool, Retry::Safe, within).await.unwrap(),
+            live
+        );
+        assert!(started.elapsed() < Duration::from_millis(500));
+    }
+}
+
+/// A replica that answers other calls while one call outlives its deadline is busy, not hung:
+/// it stays in.
+#[tokio::test]
+async fn a_replica_that_answers_meanwhile_is_not_ejected_for_a_slow_call() {
+    let live = live_server().await;
+    let metrics = Metrics::new("test");
+    let pool = ReplicaPool::new(RULES, &fixed(&[live]), None, &metrics);
+    let replica = pool.replicas()[0].clone();
+    let started = Instant::now();
+    pool.succeeded(&replica);
+    assert!(replica.answered_since(started));
+    assert!(!replica.answered_since(Instant::now() + Duration::from_millis(1)));
 }
