@@ -573,7 +573,8 @@ mod tests {
         let backend = UpstreamChannel::new("rules", &format!("http://{addr}").parse().unwrap());
         let started = Instant::now();
         // No deadline: only the keepalive can end this call.
-        let answer = tokio::time::timeout(Duration::from_secs(20), backend.health_unbounded()).await;
+        let answer =
+            tokio::time::timeout(Duration::from_secs(20), backend.health_unbounded()).await;
         let waited = started.elapsed();
         assert!(answer.is_ok(), "still waiting after {waited:?}");
         assert!(

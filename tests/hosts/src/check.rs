@@ -47,7 +47,7 @@ struct Stored {
     key: Option<String>,
 }
 
-fn read_events(path: &Path) -> Result<HashMap<String, Vec<Stored>>, String> {
+fn read_events(path: &Path) -> Result<Store, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut rows: BTreeMap<(String, i64), Stored> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -93,10 +93,31 @@ pub fn run(
         .map_err(|e| format!("{}: {e}", history_path.display()))?;
     let history: History = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let store = events.map(read_events).transpose()?;
+    let report = check(&history, store.as_ref(), scenario, window);
+    println!(
+        "{}",
+        serde_json::to_string(&report).map_err(|e| e.to_string())?
+    );
+    // A scenario that did not come back (calls still failing at the end) fails too.
+    Ok(report.findings.is_empty() && report.figures.recovery_ms.is_some())
+}
+
+/// The events of each game in the store, in order.
+type Store = HashMap<String, Vec<Stored>>;
+
+fn check<'a>(
+    history: &History,
+    store: Option<&Store>,
+    scenario: &'a str,
+    window: Window,
+) -> Report<'a> {
     let mut findings = Vec::new();
 
-    let finals: HashMap<&str, &crate::history::Final> =
-        history.finals.iter().map(|f| (f.game.as_str(), f)).collect();
+    let finals: HashMap<&str, &crate::history::Final> = history
+        .finals
+        .iter()
+        .map(|f| (f.game.as_str(), f))
+        .collect();
     for f in &history.finals {
         if f.moves.is_none() {
             findings.push(format!("game {} could not be read after healing", f.game));
@@ -208,6 +229,50 @@ pub fn run(
         }
     }
 
+    // Reads: a game read after a move of it was acknowledged holds that move (no stale
+    // answer from a replica that lost touch with the store).
+    let mut acked_at: HashMap<&str, Vec<(u64, u32)>> = HashMap::new();
+    for c in history
+        .calls
+        .iter()
+        .filter(|c| c.op == "MakeMove" && c.outcome == Outcome::Ok)
+    {
+        if let (Some(game), Some(ply)) = (&c.game, c.ply) {
+            acked_at.entry(game).or_default().push((c.end_ms, ply + 1));
+        }
+    }
+    let mut stale = 0;
+    for c in history
+        .calls
+        .iter()
+        .filter(|c| c.op == "GetGame" && c.outcome == Outcome::Ok)
+    {
+        let (Some(game), Some(seen)) = (&c.game, c.answer_ply) else {
+            continue;
+        };
+        let due = acked_at
+            .get(game.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|(acked, _)| *acked < c.start_ms)
+            .map(|(_, ply)| *ply)
+            .max();
+        if let Some(due) = due
+            && seen < due
+        {
+            stale += 1;
+            if stale <= 10 {
+                findings.push(format!(
+                    "game {game} read at ply {seen} by {} after ply {due} was acknowledged (a stale answer)",
+                    c.worker
+                ));
+            }
+        }
+    }
+    if stale > 10 {
+        findings.push(format!("{} more stale reads", stale - 10));
+    }
+
     // Watchers.
     let (mut watch_events, mut reconnects) = (0, 0);
     for w in &history.watches {
@@ -224,11 +289,19 @@ pub fn run(
             }
             watch_events += 1;
             if e.moves.len() != e.ply as usize {
-                findings.push(format!("watch {}: an event's ply {} with {} moves", w.game, e.ply, e.moves.len()));
+                findings.push(format!(
+                    "watch {}: an event's ply {} with {} moves",
+                    w.game,
+                    e.ply,
+                    e.moves.len()
+                ));
             }
             if fresh {
                 if e.kind != 1 {
-                    findings.push(format!("watch {}: a stream began with kind {}", w.game, e.kind));
+                    findings.push(format!(
+                        "watch {}: a stream began with kind {}",
+                        w.game, e.kind
+                    ));
                 }
                 if e.moves.len() < log.len() || e.moves[..log.len()] != log[..] {
                     findings.push(format!(
@@ -251,7 +324,10 @@ pub fn run(
                     findings.push(format!("watch {}: a move event forked the log", w.game));
                 }
             } else if e.moves.len() != log.len() && e.kind != 5 {
-                findings.push(format!("watch {}: event kind {} changed the moves", w.game, e.kind));
+                findings.push(format!(
+                    "watch {}: event kind {} changed the moves",
+                    w.game, e.kind
+                ));
             }
             log.clone_from(&e.moves);
             if log.len() > final_moves.len() || final_moves[..log.len()] != log[..] {
@@ -267,10 +343,15 @@ pub fn run(
 
     // Clocks.
     let mut flag_late_max = 0;
-    let watched: HashMap<&str, &crate::history::WatchLog> =
-        history.watches.iter().map(|w| (w.game.as_str(), w)).collect();
+    let watched: HashMap<&str, &crate::history::WatchLog> = history
+        .watches
+        .iter()
+        .map(|w| (w.game.as_str(), w))
+        .collect();
     let timed = |due: u64| {
-        !(window.outage && due + FLAG_SLACK_MS >= window.fault_ms && due <= window.heal_ms + OUTAGE_GRACE_MS)
+        !(window.outage
+            && due + FLAG_SLACK_MS >= window.fault_ms
+            && due <= window.heal_ms + OUTAGE_GRACE_MS)
     };
     let mut seen_flags = HashSet::new();
     for flag in &history.flags {
@@ -282,13 +363,18 @@ pub fn run(
         match finals.get(flag.game.as_str()) {
             Some(f) if f.moves.is_some() => {
                 if !f.over || !(f.rule == 3 || f.rule == 11) {
-                    findings.push(format!("game {} did not lose on time (rule {})", flag.game, f.rule));
+                    findings.push(format!(
+                        "game {} did not lose on time (rule {})",
+                        flag.game, f.rule
+                    ));
                 }
             }
             _ => continue,
         }
         if let Some(store) = &store {
-            let n = store.get(&flag.game).map_or(0, |e| e.iter().filter(|e| e.kind == "flag_fell").count());
+            let n = store
+                .get(&flag.game)
+                .map_or(0, |e| e.iter().filter(|e| e.kind == "flag_fell").count());
             if n != 1 {
                 findings.push(format!("game {}: {n} flag events stored, not 1", flag.game));
             }
@@ -317,9 +403,9 @@ pub fn run(
         }
     }
 
-    let report = Report {
+    Report {
         scenario,
-        figures: figures(&history, window),
+        figures: figures(history, window),
         moves_acked: acked,
         moves_unknown_applied: unknown_applied,
         moves_unknown_absent: unknown_absent,
@@ -328,12 +414,193 @@ pub fn run(
         flags: seen_flags.len(),
         flag_late_max_ms: flag_late_max,
         findings,
-    };
-    if report.figures.recovery_ms.is_none() {
-        // Not a history violation, but the scenario did not come back: a finding all the same.
-        println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
-        return Ok(false);
     }
-    println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
-    Ok(report.findings.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Call, Final, Seen, WatchLog};
+
+    const GAME: &str = "00000000-0000-0000-0000-000000000001";
+    const WINDOW: Window = Window {
+        fault_ms: 1_000,
+        heal_ms: 2_000,
+        outage: false,
+    };
+
+    fn mv(key: &str, ply: u32, uci: &str, outcome: Outcome, at: u64) -> Call {
+        Call {
+            worker: "mover-0".into(),
+            op: "MakeMove".into(),
+            game: Some(GAME.into()),
+            key: Some(key.into()),
+            ply: Some(ply),
+            mv: Some(uci.into()),
+            start_ms: at,
+            end_ms: at + 5,
+            outcome,
+            error: None,
+            answer_ply: (outcome == Outcome::Ok).then_some(ply + 1),
+        }
+    }
+
+    fn stored(moves: &[(&str, &str)]) -> Store {
+        let mut events = vec![Stored {
+            kind: "created".into(),
+            uci: None,
+            key: None,
+        }];
+        events.extend(moves.iter().map(|(key, uci)| Stored {
+            kind: "move".into(),
+            uci: Some((*uci).into()),
+            key: Some((*key).into()),
+        }));
+        HashMap::from([(GAME.to_owned(), events)])
+    }
+
+    /// Two moves acknowledged, a third failed for certain; the game and the store agree.
+    fn good() -> (History, Store) {
+        let history = History {
+            started_ms: 0,
+            load_ended_ms: 10_000,
+            calls: vec![
+                mv("k1", 0, "e2e4", Outcome::Ok, 100),
+                mv("k2", 1, "e7e5", Outcome::Ok, 200),
+                mv("k3", 2, "g1f3", Outcome::Failed, 300),
+            ],
+            watches: vec![WatchLog {
+                game: GAME.into(),
+                events: vec![
+                    seen(1, &[]),
+                    seen(2, &["e2e4"]),
+                    seen(-1, &[]),
+                    seen(1, &["e2e4", "e7e5"]),
+                ],
+            }],
+            flags: Vec::new(),
+            finals: vec![Final {
+                game: GAME.into(),
+                moves: Some(vec!["e2e4".into(), "e7e5".into()]),
+                over: false,
+                rule: 0,
+            }],
+        };
+        (history, stored(&[("k1", "e2e4"), ("k2", "e7e5")]))
+    }
+
+    fn seen(kind: i32, moves: &[&str]) -> Seen {
+        Seen {
+            at_ms: 0,
+            kind,
+            ply: moves.len() as u32,
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+            over: false,
+        }
+    }
+
+    fn findings(history: &History, store: &Store) -> Vec<String> {
+        check(history, Some(store), "test", WINDOW).findings
+    }
+
+    #[test]
+    fn a_consistent_history_has_no_findings() {
+        let (history, store) = good();
+        assert_eq!(findings(&history, &store), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_lost_acknowledged_move_is_found() {
+        let (mut history, _) = good();
+        history.finals[0].moves = Some(vec!["e2e4".into()]);
+        let found = findings(&history, &stored(&[("k1", "e2e4")]));
+        assert!(
+            found.iter().any(|f| f.contains("acknowledged move e7e5")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_definitely_failed_move_in_the_store_is_found() {
+        let (mut history, _) = good();
+        history.finals[0].moves = Some(vec!["e2e4".into(), "e7e5".into(), "g1f3".into()]);
+        let store = stored(&[("k1", "e2e4"), ("k2", "e7e5"), ("k3", "g1f3")]);
+        let found = findings(&history, &store);
+        assert!(
+            found.iter().any(|f| f.contains("definite error")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_key_stored_twice_is_found() {
+        let (history, _) = good();
+        let store = stored(&[("k1", "e2e4"), ("k2", "e7e5"), ("k2", "e7e5")]);
+        let found = findings(&history, &store);
+        assert!(
+            found.iter().any(|f| f.contains("stored 2 times")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_watcher_gap_or_duplicate_is_found() {
+        let (mut history, store) = good();
+        // A move event for ply 2 straight after the snapshot at ply 0: a gap.
+        history.watches[0].events = vec![seen(1, &[]), seen(2, &["e2e4", "e7e5"])];
+        let found = findings(&history, &store);
+        assert!(
+            found.iter().any(|f| f.contains("gap or duplicate")),
+            "{found:?}"
+        );
+        // A snapshot after reconnecting that goes back.
+        history.watches[0].events = vec![seen(1, &["e2e4"]), seen(-1, &[]), seen(1, &[])];
+        let found = findings(&history, &store);
+        assert!(found.iter().any(|f| f.contains("went back")), "{found:?}");
+    }
+
+    #[test]
+    fn a_stale_read_is_found() {
+        let (mut history, store) = good();
+        let mut read = mv("r", 0, "", Outcome::Ok, 500);
+        read.op = "GetGame".into();
+        read.answer_ply = Some(1); // ply 2 was acknowledged at 205 ms
+        history.calls.push(read);
+        let found = findings(&history, &store);
+        assert!(found.iter().any(|f| f.contains("stale")), "{found:?}");
+    }
+
+    #[test]
+    fn a_flag_that_never_fell_or_fell_twice_is_found() {
+        let (mut history, mut store) = good();
+        history.flags.push(crate::history::FlagGame {
+            game: GAME.into(),
+            due_ms: 3_000,
+            polled_over_ms: None,
+        });
+        let found = findings(&history, &store);
+        assert!(
+            found.iter().any(|f| f.contains("did not lose on time")),
+            "{found:?}"
+        );
+        assert!(
+            found.iter().any(|f| f.contains("never seen fall")),
+            "{found:?}"
+        );
+        history.finals[0].over = true;
+        history.finals[0].rule = 3;
+        history.flags[0].polled_over_ms = Some(3_100);
+        for _ in 0..2 {
+            store.get_mut(GAME).unwrap().push(Stored {
+                kind: "flag_fell".into(),
+                uci: None,
+                key: None,
+            });
+        }
+        let found = findings(&history, &store);
+        assert!(
+            found.iter().any(|f| f.contains("flag recorded 2 times")),
+            "{found:?}"
+        );
+    }
 }

@@ -20,7 +20,9 @@ pub fn allowed(target: SocketAddr, hosts: &[Ipv4Addr]) -> Result<SocketAddr, Str
         return Err(format!("{target} is outside 198.18.0.0/15: refused"));
     }
     if !hosts.iter().any(|h| IpAddr::V4(*h) == target.ip()) {
-        return Err(format!("{target} is not one of the harness's hosts: refused"));
+        return Err(format!(
+            "{target} is not one of the harness's hosts: refused"
+        ));
     }
     Ok(target)
 }

@@ -47,6 +47,9 @@ pub struct Call {
     pub outcome: Outcome,
     #[serde(default)]
     pub error: Option<String>,
+    /// The ply of the game in the answer (calls answered with a game).
+    #[serde(default)]
+    pub answer_ply: Option<u32>,
 }
 
 /// One watcher's events on one game, across its reconnections.
@@ -126,14 +129,19 @@ mod tests {
             Outcome::Failed
         );
         assert_eq!(
-            classify(&Status::unavailable("the store failed; nothing was changed")),
+            classify(&Status::unavailable(
+                "the store failed; nothing was changed"
+            )),
             Outcome::Failed
         );
         assert_eq!(
             classify(&Status::unavailable("outcome unknown: the commit")),
             Outcome::Unknown
         );
-        assert_eq!(classify(&Status::deadline_exceeded("late")), Outcome::Unknown);
+        assert_eq!(
+            classify(&Status::deadline_exceeded("late")),
+            Outcome::Unknown
+        );
         assert_eq!(classify(&Status::cancelled("gone")), Outcome::Unknown);
     }
 }

@@ -91,7 +91,7 @@ impl Shared {
     }
 
     /// Sends one call within the deadline and records it.
-    async fn call<T, F, Fut>(&self, record: Call, send: F) -> Result<T, Status>
+    async fn call<T: Answer, F, Fut>(&self, record: Call, send: F) -> Result<T, Status>
     where
         F: FnOnce(Channel, Duration) -> Fut,
         Fut: Future<Output = Result<tonic::Response<T>, Status>>,
@@ -99,15 +99,17 @@ impl Shared {
         let mut record = record;
         record.start_ms = now_ms();
         let bound = self.deadline + Duration::from_millis(500);
-        let result = match tokio::time::timeout(bound, send(self.channel.clone(), self.deadline))
-            .await
-        {
-            Ok(r) => r.map(tonic::Response::into_inner),
-            Err(_) => Err(Status::deadline_exceeded("the client gave up waiting")),
-        };
+        let result =
+            match tokio::time::timeout(bound, send(self.channel.clone(), self.deadline)).await {
+                Ok(r) => r.map(tonic::Response::into_inner),
+                Err(_) => Err(Status::deadline_exceeded("the client gave up waiting")),
+            };
         record.end_ms = now_ms();
         match &result {
-            Ok(_) => record.outcome = Outcome::Ok,
+            Ok(answer) => {
+                record.outcome = Outcome::Ok;
+                record.answer_ply = answer.ply();
+            }
             Err(status) => {
                 record.outcome = classify(status);
                 record.error = Some(format!("{:?}: {}", status.code(), status.message()));
@@ -121,6 +123,22 @@ impl Shared {
         tokio::time::sleep(self.pause).await;
     }
 }
+
+/// What the history keeps of an answer: the game's ply, for a game.
+trait Answer {
+    fn ply(&self) -> Option<u32> {
+        None
+    }
+}
+
+impl Answer for v1::GameState {
+    fn ply(&self) -> Option<u32> {
+        Some(self.ply)
+    }
+}
+
+impl Answer for v1::LegalMovesResponse {}
+impl Answer for v1::AnalyzeResponse {}
 
 fn request<T>(message: T, deadline: Duration) -> Request<T> {
     let mut r = Request::new(message);
@@ -140,6 +158,7 @@ fn call(worker: &str, op: &str, game: Option<&str>) -> Call {
         end_ms: 0,
         outcome: Outcome::Unknown,
         error: None,
+        answer_ply: None,
     }
 }
 
@@ -268,10 +287,14 @@ async fn read_finals(shared: &Shared, until: tokio::time::Instant) -> Vec<crate:
     for game in games {
         let mut read = None;
         while read.is_none() && tokio::time::Instant::now() < until {
-            let request = v1::GetGameRequest { game_id: game.clone() };
+            let request = v1::GetGameRequest {
+                game_id: game.clone(),
+            };
             let answer = shared
                 .call(call("final", "GetGame", Some(&game)), |ch, d| async move {
-                    GameServiceClient::new(ch).get_game(self::request(request, d)).await
+                    GameServiceClient::new(ch)
+                        .get_game(self::request(request, d))
+                        .await
                 })
                 .await;
             match answer {
@@ -301,7 +324,11 @@ fn uci_moves(state: &v1::GameState) -> Vec<String> {
     state
         .moves
         .iter()
-        .map(|m| m.r#move.as_ref().map_or_else(String::new, |m| m.uci.clone()))
+        .map(|m| {
+            m.r#move
+                .as_ref()
+                .map_or_else(String::new, |m| m.uci.clone())
+        })
         .collect()
 }
 
@@ -414,7 +441,7 @@ async fn watcher(shared: Arc<Shared>, game: String, log: Arc<Mutex<WatchLog>>) {
 
 async fn mover(shared: Arc<Shared>, index: u32, plies: u32) {
     let worker = format!("mover-{index}");
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (u64::from(index) + 1) * 0x1234_5678_9ABC_DEF1);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((u64::from(index) + 1) * 0x1234_5678_9ABC_DEF1));
     let mut made = 0u64;
     let mut sent = 0u64;
     let mut playing: Option<Playing> = None;
@@ -527,7 +554,9 @@ async fn create_game(
         };
         let answer = shared
             .call(record, |ch, d| async move {
-                GameServiceClient::new(ch).create_game(request(req, d)).await
+                GameServiceClient::new(ch)
+                    .create_game(request(req, d))
+                    .await
             })
             .await;
         match answer {
@@ -562,7 +591,9 @@ async fn reader(shared: Arc<Shared>) {
         };
         let _ = shared
             .call(call("reader", "LegalMoves", None), |ch, d| async move {
-                RulesServiceClient::new(ch).legal_moves(request(req, d)).await
+                RulesServiceClient::new(ch)
+                    .legal_moves(request(req, d))
+                    .await
             })
             .await;
         shared.pause().await;
@@ -593,7 +624,9 @@ async fn analyst(shared: Arc<Shared>) {
         i += 1;
         let _ = shared
             .call(call("analyst", "Analyze", None), |ch, d| async move {
-                AnalysisServiceClient::new(ch).analyze(request(req, d)).await
+                AnalysisServiceClient::new(ch)
+                    .analyze(request(req, d))
+                    .await
             })
             .await;
         tokio::time::sleep(shared.pause * 3).await;
@@ -662,7 +695,13 @@ async fn flag_poller(shared: Arc<Shared>, game: String, due_ms: u64) {
             .await;
         if answer.is_ok_and(|s| s.outcome.is_some()) {
             let at = now_ms();
-            if let Some(f) = shared.flags.lock().unwrap().iter_mut().find(|f| f.game == game) {
+            if let Some(f) = shared
+                .flags
+                .lock()
+                .unwrap()
+                .iter_mut()
+                .find(|f| f.game == game)
+            {
                 f.polled_over_ms = Some(at);
             }
             return;

@@ -18,7 +18,10 @@ mod history;
 mod load;
 
 #[derive(Parser, Debug)]
-#[command(name = "chess-hosts", about = "Load, history and checker of the multi-host fault harness")]
+#[command(
+    name = "chess-hosts",
+    about = "Load, history and checker of the multi-host fault harness"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -349,12 +349,17 @@ async fn a_replica_that_hangs_is_ejected_not_only_one_that_refuses() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
-    assert!(!pool.replicas()[0].is_healthy(), "the hung replica is ejected");
+    assert!(
+        !pool.replicas()[0].is_healthy(),
+        "the hung replica is ejected"
+    );
     // The next calls all go to the live replica, each answered well within its deadline.
     for _ in 0..4 {
         let started = Instant::now();
         assert_eq!(
-            health_call_within(&pool, Retry::Safe, within).await.unwrap(),
+            health_call_within(&pool, Retry::Safe, within)
+                .await
+                .unwrap(),
             live
         );
         assert!(started.elapsed() < Duration::from_millis(500));
