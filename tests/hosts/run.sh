@@ -6,7 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cleanup() {
-    python3 -c "import sys; sys.path.insert(0, '$here/harness'); import net; net.cleanup()" || true
+    python3 -c "import sys; sys.path.insert(0, '$here/harness'); import net; net.cleanup(); net.remove_work_dirs()" || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT

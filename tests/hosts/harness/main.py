@@ -159,11 +159,15 @@ def main():
     command = "tests/hosts/run.sh " + ("--short" if args.short else "--all" if not args.only else
                                        " ".join(f"--only {n}" for n in args.only))
 
+    # Explicitly: a shell starting this in the background leaves SIGINT ignored.
+    signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     logs_root = os.path.join(REPO, "target", "hosts", time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(logs_root, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="chh-")
+    net.cleanup()
+    net.remove_work_dirs()
+    work = tempfile.mkdtemp(prefix=net.PREFIX)
     os.chmod(work, 0o755)
     results = []
     started = time.time()

@@ -9,6 +9,7 @@ replaced by a permanent one with an address no interface has, so frames go nowhe
 both ways, for open connections and new ones alike; this needs no firewall module)."""
 
 import ipaddress
+import os
 import subprocess
 
 PREFIX = "chh-"
@@ -82,6 +83,15 @@ def cleanup():
             name = parts[1].strip().split("@")[0]
             if name.startswith(PREFIX):
                 sh(["ip", "link", "del", name], check=False)
+
+
+def remove_work_dirs():
+    """The temporary directories of runs (PostgreSQL's data), this one's or a killed one's."""
+    import glob
+    import shutil
+    import tempfile
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), PREFIX + "*")):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def leftovers():
