@@ -6,9 +6,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cleanup() {
-    python3 -c "import sys; sys.path.insert(0, '$here/harness'); import net; net.cleanup(); net.remove_work_dirs()" || true
+    PYTHONDONTWRITEBYTECODE=1 python3 -c "import sys; sys.path.insert(0, '$here/harness'); import net; net.cleanup(); net.remove_work_dirs()" || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-python3 "$here/harness/main.py" "$@"
+PYTHONDONTWRITEBYTECODE=1 python3 "$here/harness/main.py" "$@"
