@@ -179,7 +179,7 @@ measure() {
             perf_pids+=($!)
         done
         if [ "$via" != direct ] && [ "$round" = 1 ]; then
-            perf record -q -F 999 -g -o "$tmp/perf-$via.data" -p "$GW_PID" \
+            perf record -q -F 999 -g -o "$OUT/perf-$via.data" -p "$GW_PID" \
                 -- sleep "$((WARMUP + SECS))" >/dev/null 2>&1 &
             perf_pids+=($!)
         fi
@@ -203,9 +203,9 @@ measure() {
     bs1=$(switches "$RULES_PID")
     for p in "${perf_pids[@]}"; do wait "$p" || true; done
     if [ "$PERF" = 1 ] && [ "$via" != direct ] && [ "$round" = 1 ]; then
-        perf report -i "$tmp/perf-$via.data" --stdio --no-children --percent-limit 0.5 \
+        perf report -i "$OUT/perf-$via.data" --stdio --no-children --percent-limit 0.5 \
             --sort dso,symbol -g none 2>/dev/null | sed "s/  */ /g" | grep "%" >"$OUT/perf-$via-self.txt" || true
-        perf report -i "$tmp/perf-$via.data" --stdio --children --percent-limit 2 \
+        perf report -i "$OUT/perf-$via.data" --stdio --children --percent-limit 2 \
             --sort symbol -g none 2>/dev/null | sed "s/  */ /g" | grep "%" >"$OUT/perf-$via-children.txt" || true
     fi
     local gv0 gi0 gv1 gi1 bv0 bi0 bv1 bi1

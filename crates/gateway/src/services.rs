@@ -117,7 +117,7 @@ impl Gateway {
 
     /// Checks the key and the rate, and works out the deadline to pass on: the caller's, or
     /// for a unary call without one the default.
-    fn admit<T>(
+    pub(crate) fn admit<T>(
         &self,
         method: &'static str,
         request: Request<T>,
@@ -154,7 +154,12 @@ impl Gateway {
         &self.search
     }
 
-    fn check_moves(&self, field: &str, count: usize) -> Result<(), Status> {
+    /// Whether calls to the backends are gzipped (`--backend-compression gzip`).
+    pub(crate) fn backend_gzip(&self) -> bool {
+        self.backend_gzip
+    }
+
+    pub(crate) fn check_moves(&self, field: &str, count: usize) -> Result<(), Status> {
         if count > self.max_moves as usize {
             return Err(FieldViolation::new(
                 field,
@@ -168,7 +173,7 @@ impl Gateway {
         Ok(())
     }
 
-    fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
+    pub(crate) fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
         if count > self.max_batch as usize {
             return Err(FieldViolation::new(
                 field,
@@ -421,7 +426,7 @@ impl RulesService for Gateway {
 }
 
 impl Gateway {
-    fn check_pgn(&self, pgn: &str) -> Result<(), Status> {
+    pub(crate) fn check_pgn(&self, pgn: &str) -> Result<(), Status> {
         if pgn.len() as u64 > self.max_pgn_bytes {
             return Err(FieldViolation::new(
                 "pgn",

@@ -10,6 +10,8 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use chess_service_kit::GZIP_MIN_BYTES;
+
+use crate::coalesce::Coalesce;
 use futures::Stream;
 use http::{HeaderMap, Uri};
 use hyper_util::rt::TokioIo;
@@ -461,7 +463,7 @@ impl fmt::Display for ConnectFailed {
 impl std::error::Error for ConnectFailed {}
 
 impl tower::Service<Uri> for Connector {
-    type Response = TokioIo<TcpStream>;
+    type Response = TokioIo<Coalesce<TcpStream>>;
     type Error = ConnectFailed;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, ConnectFailed>> + Send>>;
 
@@ -488,7 +490,8 @@ impl tower::Service<Uri> for Connector {
                 })?
                 .map_err(|e| ConnectFailed(format!("{what} cannot be reached: {e}")))?;
             let _ = stream.set_nodelay(true);
-            Ok(TokioIo::new(stream))
+            // A request's HEADERS and DATA in one write (coalesce.rs).
+            Ok(TokioIo::new(Coalesce::new(stream)))
         })
     }
 }
