@@ -20,6 +20,8 @@
 # gateway), the order swapped every other round, STORE (default memory), SCENARIO (default
 # rules), GATEWAY_ENV (default empty: extra environment for the gateway, e.g.
 # "TOKIO_WORKER_THREADS=2"), GATEWAY_ARGS (extra gateway flags), BIN (default target/release),
+# CLOSED (default 4; 0: none) clients of a closed-model run of each case after the rounds, for
+# the throughput ratio at saturation (at the fixed rate every case answers all calls),
 # OUT (default docs/bench/hop-rate), BASELINE (default empty: a second chess-gateway binary,
 # e.g. one built from an earlier commit, run beside the first in the same namespace and measured
 # in every round as `baseline`, so that before and after see the same load), PERF (default 0; 1 records `perf record -g` of the gateway
@@ -45,6 +47,7 @@ SCENARIO=${SCENARIO:-rules}
 GATEWAY_ENV=${GATEWAY_ENV:-}
 GATEWAY_ARGS=${GATEWAY_ARGS:-}
 BASELINE=${BASELINE:-}
+CLOSED=${CLOSED:-4}
 PERF=${PERF:-0}
 STRACE=${STRACE:-0}
 
@@ -162,8 +165,13 @@ echo "rules $RULES (pid $RULES_PID), gateway $GW in namespace $NS (pid $GW_PID)"
 } >"$OUT/machine.txt"
 printf 'via\tround\tloadavg1\tgateway_ticks\tbackend_ticks\tloadgen_user_s\tloadgen_sys_s\tgateway_vcsw\tgateway_ivcsw\tbackend_vcsw\tbackend_ivcsw\n' >"$OUT/cpu.tsv"
 
+# One measured run: $1 via (direct|gateway|baseline), $2 round, $3 target, the rest: the load
+# (default: --rate RATE).
 measure() {
     local via=$1 round=$2 target=$3 gw=$GW_PID
+    shift 3
+    local shape=(--rate "$RATE")
+    [ $# -gt 0 ] && shape=("$@")
     local name="$via-r$round" load g0 b0 g1 b1 gs0 bs0 gs1 bs1 perf_pids=()
     [ "$via" = baseline ] && gw=$BASE_PID
     load=$(cut -d' ' -f1 /proc/loadavg)
@@ -179,7 +187,7 @@ measure() {
             perf_pids+=($!)
         done
         if [ "$via" != direct ] && [ "$round" = 1 ]; then
-            perf record -q -F 999 -g -o "$OUT/perf-$via.data" -p "$GW_PID" \
+            perf record -q -F 499 --call-graph "${PERF_CALLGRAPH:-dwarf,16384}" -o "$OUT/perf-$via.data" -p "$GW_PID" \
                 -- sleep "$((WARMUP + SECS))" >/dev/null 2>&1 &
             perf_pids+=($!)
         fi
@@ -195,7 +203,7 @@ measure() {
     local key=(env -u CHESS_API_KEY)
     [ "$via" = direct ] || key=(env "CHESS_API_KEY=$KEY")
     "${key[@]}" /usr/bin/time -f '%U %S' -o "$tmp/time" "$BIN/chess-loadgen" run --quiet --label "$name" \
-        --allow-remote --json "$OUT/$name.json" --target "http://$target" --rate "$RATE" \
+        --allow-remote --json "$OUT/$name.json" --target "http://$target" "${shape[@]}" \
         --duration "${SECS}s" --warmup "${WARMUP}s" --scenario "$SCENARIO" | tee "$OUT/$name.txt"
     g1=$(ticks "$gw")
     b1=$(ticks "$RULES_PID")
@@ -234,6 +242,17 @@ for round in $(seq "$ROUNDS"); do
         measure "$via" "$round" "$target"
     done
 done
+# The throughput ratio at saturation: CLOSED clients (closed model), one run of each.
+if [ "$CLOSED" -gt 0 ]; then
+    for via in "${vias[@]}"; do
+        case $via in
+            direct) target=$RULES ;;
+            gateway) target=$GW ;;
+            baseline) target=$BASE_GW ;;
+        esac
+        measure "$via" closed "$target" --clients "$CLOSED"
+    done
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.md"
@@ -261,6 +280,7 @@ print("| via | round | load (1 min) | calls answered | ok calls/s | errors | p50
       "gateway switches/call (vol/invol) | rules switches/call (vol/invol) |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 per = {}
+closed = {}
 for row in rows:
     via, rnd = row["via"], row["round"]
     rep = report(f"{via}-r{rnd}")
@@ -271,7 +291,7 @@ for row in rows:
     b = us(int(row["backend_ticks"]) / tick)
     l = us(float(row["loadgen_user_s"]) + float(row["loadgen_sys_s"]))
     sw = lambda k: int(row[k]) / calls if calls else 0.0
-    per.setdefault(via, []).append({"gateway": g, "backend": b, "loadgen": l, "rate": res["ok_rate"],
+    (closed if rnd == "closed" else per).setdefault(via, []).append({"gateway": g, "backend": b, "loadgen": l, "rate": res["ok_rate"],
                                     "load": float(row["loadavg1"])})
     gsw = f"{sw('gateway_vcsw'):.2f} / {sw('gateway_ivcsw'):.2f}" if via != "direct" else "-"
     print(f"| {via} | {rnd} | {row['loadavg1']} | {calls} | {res['ok_rate']:.0f} | {res['errors']} | "
@@ -299,4 +319,15 @@ if "direct" in per:
     if "baseline" in per and "gateway" in per:
         print()
         print(f"gateway / baseline, CPU per call: **{m('gateway', 'gateway') / m('baseline', 'gateway'):.2f}**")
+if "direct" in closed:
+    c = lambda via, k: closed[via][0][k]
+    print()
+    print("Closed model (the `closed` rows above), the throughput ratio at saturation:")
+    print()
+    print("| gateway | ok calls/s direct | ok calls/s through it | **throughput ratio** | gateway µs/call | rules service µs/call through it |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for via in ("gateway", "baseline"):
+        if via in closed:
+            print(f"| {via} | {c('direct', 'rate'):.0f} | {c(via, 'rate'):.0f} | **{c(via, 'rate') / c('direct', 'rate'):.2f}** | "
+                  f"{c(via, 'gateway'):.0f} | {c(via, 'backend'):.0f} |")
 PY
