@@ -402,8 +402,14 @@ fn serve_make_move(
                 } else {
                     bytes
                 };
-                make_move_forwarded(gateway.rules(), gateway.backend_gzip(), &call, message, bytes)
-                    .await
+                make_move_forwarded(
+                    gateway.rules(),
+                    gateway.backend_gzip(),
+                    &call,
+                    message,
+                    bytes,
+                )
+                .await
                 .map(small_uncompressed)
             })
         }
@@ -595,7 +601,11 @@ mod tests {
             "{}",
             status.message()
         );
-        assert!(!status.message().contains("failed to decode Protobuf message"));
+        assert!(
+            !status
+                .message()
+                .contains("failed to decode Protobuf message")
+        );
     }
 
     #[test]

@@ -210,7 +210,10 @@ async fn a_forwarded_answer_and_request_arrive_byte_identical() {
     let canonical = LegalMovesResponse::decode(answer.clone())
         .unwrap()
         .encode_to_vec();
-    assert_ne!(canonical, answer, "the answer must differ from its re-encoding");
+    assert_ne!(
+        canonical, answer,
+        "the answer must differ from its re-encoding"
+    );
 
     let (backend, seen) = start_canned(answer.clone()).await;
     let gateway = Gateway::start(backend, &[]).await;
@@ -222,9 +225,13 @@ async fn a_forwarded_answer_and_request_arrive_byte_identical() {
     .encode_to_vec();
     request.extend(unknown_field());
     let request = Bytes::from(request);
-    let got = call(&gateway, "/chess.v1.RulesService/LegalMoves", request.clone())
-        .await
-        .unwrap();
+    let got = call(
+        &gateway,
+        "/chess.v1.RulesService/LegalMoves",
+        request.clone(),
+    )
+    .await
+    .unwrap();
     assert_eq!(got, answer, "the answer arrives as the backend wrote it");
     assert_eq!(
         seen.lock().unwrap().as_slice(),
