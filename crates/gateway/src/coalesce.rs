@@ -20,6 +20,9 @@ use tonic::transport::server::Connected;
 /// Bytes held back before a write goes out regardless of flushes (h2 writes large DATA frames
 /// in pieces of its own; holding more than this would only copy them).
 const HOLD_MAX: usize = 64 << 10;
+/// The held buffer's capacity kept once it is written out (a connection that once held a
+/// large answer gives the rest back).
+const HOLD_KEEP: usize = 16 << 10;
 
 /// A socket whose flushes are put off by one round of ready tasks (see the module's header).
 #[derive(Debug)]
@@ -50,6 +53,9 @@ impl<T: AsyncWrite + Unpin> Coalesce<T> {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
             self.held.drain(..n);
+        }
+        if self.held.capacity() > HOLD_KEEP {
+            self.held = Vec::new();
         }
         Poll::Ready(Ok(()))
     }

@@ -10,8 +10,6 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use chess_service_kit::GZIP_MIN_BYTES;
-
-use crate::coalesce::Coalesce;
 use futures::Stream;
 use http::{HeaderMap, Uri};
 use hyper_util::rt::TokioIo;
@@ -23,6 +21,8 @@ use tonic::{Code, Request, Response, Status};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
+
+use crate::coalesce::Coalesce;
 
 /// How long a connection attempt to a backend may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
