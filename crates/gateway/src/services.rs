@@ -2,6 +2,11 @@
 //! limits, then forwarded to the backend that owns it ([`crate::upstream`] sends it on,
 //! [`crate::replicas`] picks the rules or search replica; MakeMove's retry is in
 //! [`crate::make_move`], and EngineMove is composed in [`crate::engine_move`]).
+//!
+//! The unary calls the gateway forwards as they came are served first by
+//! [`crate::passthrough`], which passes their bytes on undecoded with the same admission, checks
+//! and keys as here; the typed methods below serve the streams, ServerInfo and EngineMove, and
+//! stay the generated servers' own for any forwarded method passthrough.rs does not list.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
