@@ -20,8 +20,8 @@
 # and the backend and the load generator to CPU 0, direct runs alike: a model of the gateway
 # on a machine of its own, labelled so in the table), PERF (default 0; 1 records
 # `perf record -g` of the gateway during each case's first gateway run and keeps the report),
-# GATEWAY_THREADS (default: unset, tokio's one worker per CPU; N runs the gateway with
-# TOKIO_WORKER_THREADS=N), BIN (default target/release), OUT (default docs/bench/hop).
+# GATEWAY_THREADS (default: unset, the gateway's --worker-threads default, 1; N runs it with
+# CHESS_GATEWAY_WORKER_THREADS=N, 0 one worker per CPU), BIN (default target/release), OUT (default docs/bench/hop).
 #
 # Reports: OUT/<case>-<direct|gateway>-r<round>.json and .txt (chess-loadgen's), OUT/cpu.tsv
 # (CPU ticks of each process over each run, and the load average before it), OUT/machine.txt,
@@ -57,8 +57,8 @@ else
     PLACEMENT="not pinned: all processes share the machine's $(nproc) CPUs"
 fi
 if [ -n "$GATEWAY_THREADS" ]; then
-    GW_CPU=(env "TOKIO_WORKER_THREADS=$GATEWAY_THREADS" "${GW_CPU[@]}")
-    PLACEMENT="$PLACEMENT; gateway with TOKIO_WORKER_THREADS=$GATEWAY_THREADS"
+    GW_CPU=(env "CHESS_GATEWAY_WORKER_THREADS=$GATEWAY_THREADS" "${GW_CPU[@]}")
+    PLACEMENT="$PLACEMENT; gateway with CHESS_GATEWAY_WORKER_THREADS=$GATEWAY_THREADS"
 fi
 
 tmp=$(mktemp -d)

@@ -36,6 +36,8 @@ struct GenerateArgs {
     /// These endings (and what they depend on), comma-separated: KRPvKR,KQvKRP.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// The folder the tables go into (created when missing; tables already there and valid are
+    /// kept, so a stopped run resumes).
     #[arg(long)]
     dir: PathBuf,
     /// Worker threads (default: every core).
@@ -49,6 +51,7 @@ struct ProbeArgs {
     /// and answer one line each, in order.
     #[arg(value_name = "FEN", required = true, num_args = 1..)]
     fen: Vec<String>,
+    /// The folder of tables (made by `chess tb generate`).
     #[arg(long)]
     dir: PathBuf,
     /// One JSON object per position: {"wdl", "dtm_plies", "best"} or {"error"}.
@@ -58,6 +61,7 @@ struct ProbeArgs {
 
 #[derive(Debug, Args)]
 struct StatsArgs {
+    /// The folder of tables (made by `chess tb generate`).
     #[arg(long)]
     dir: PathBuf,
     /// JSON (the only form for now; accepted so that scripts can say it).

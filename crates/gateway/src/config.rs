@@ -185,6 +185,14 @@ pub struct GatewayConfig {
     /// port 0 picks a free port. None: no web app.
     #[arg(long, env = "CHESS_GATEWAY_WEB_LISTEN", value_name = "ADDR")]
     pub web_listen: Option<SocketAddr>,
+
+    /// Threads that run the gateway's calls (the chess-gateway binary's runtime). 1, the
+    /// default: one thread does all the work, with no wake-ups between threads, which cost more
+    /// CPU than a forwarded call itself (docs/benchmarks.md, "The gateway's hop by CPU"); one
+    /// thread forwards up to about 18,000 small calls a second. More gateway replicas, or N
+    /// threads here, for more; 0: one per CPU.
+    #[arg(long, env = "CHESS_GATEWAY_WORKER_THREADS", default_value_t = 1)]
+    pub worker_threads: usize,
 }
 
 /// `http://host:port` (or `host:port`, read as http).

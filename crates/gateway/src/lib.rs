@@ -25,10 +25,12 @@
 #![forbid(unsafe_code)]
 
 mod auth;
+mod coalesce;
 mod config;
 mod engine_move;
 mod layers;
 mod make_move;
+mod passthrough;
 mod replicas;
 mod services;
 mod small_answers;
@@ -53,6 +55,7 @@ pub use config::{AuthMode, BackendCompression, ConfigError, GatewayConfig};
 
 use crate::config::Auth;
 use crate::layers::{CorsLayer, OversizeLayer};
+use crate::passthrough::Forwarding;
 use crate::services::Gateway;
 
 /// Why the gateway could not start, or stopped serving.
@@ -88,19 +91,35 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     let max_message = chess_service_kit::max_message_bytes(
         usize::try_from(settings.max_pgn_bytes).unwrap_or(usize::MAX),
     );
-    // Small answers go uncompressed (small_answers.rs).
-    let rules = RulesServiceServer::new(SmallAnswers(gateway.clone()))
-        .accept_compressed(Gzip)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_message);
-    let games = GameServiceServer::new(SmallAnswers(gateway.clone()))
-        .accept_compressed(Gzip)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_message);
-    let analysis = AnalysisServiceServer::new(SmallAnswers(gateway.clone()))
-        .accept_compressed(Gzip)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_message);
+    // Small answers go uncompressed (small_answers.rs). The unary calls the gateway forwards as
+    // they came are served by passthrough.rs, the bytes of request and answer passed on
+    // undecoded; the generated servers serve the streams (and whatever else is not listed
+    // there).
+    let forwarded = passthrough::Settings { max_message };
+    let rules = Forwarding::rules(
+        gateway.clone(),
+        forwarded,
+        RulesServiceServer::new(SmallAnswers(gateway.clone()))
+            .accept_compressed(Gzip)
+            .send_compressed(Gzip)
+            .max_decoding_message_size(max_message),
+    );
+    let games = Forwarding::games(
+        gateway.clone(),
+        forwarded,
+        GameServiceServer::new(SmallAnswers(gateway.clone()))
+            .accept_compressed(Gzip)
+            .send_compressed(Gzip)
+            .max_decoding_message_size(max_message),
+    );
+    let analysis = Forwarding::analysis(
+        gateway.clone(),
+        forwarded,
+        AnalysisServiceServer::new(SmallAnswers(gateway.clone()))
+            .accept_compressed(Gzip)
+            .send_compressed(Gzip)
+            .max_decoding_message_size(max_message),
+    );
     let info = GatewayServiceServer::new(SmallAnswers(gateway.clone()))
         .accept_compressed(Gzip)
         .send_compressed(Gzip)
@@ -180,6 +199,8 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
                 tracing::info!("no longer taking calls; letting the calls in flight finish");
             }
         };
+        // Each caller's connection writes a call's answer in one go (coalesce.rs).
+        let incoming = futures::StreamExt::map(incoming, |c| c.map(coalesce::Coalesce::new));
         let grpc = router.serve_with_incoming_shutdown(incoming, stop);
         let web_stop = {
             let shutdown = shutdown.clone();

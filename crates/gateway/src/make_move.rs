@@ -9,11 +9,15 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use chess_proto::ensure_request_id;
 use chess_proto::v1::game_service_client::GameServiceClient;
 use chess_proto::v1::{GameState, GetGameRequest, MakeMoveRequest, PlayedMove};
+use chess_service_kit::GZIP_MIN_BYTES;
+use prost::Message;
 use tonic::{Code, Response, Status};
 
+use crate::passthrough::{MAKE_MOVE, RawClient};
 use crate::replicas::{Refused, Replica, ReplicaPool, Retry};
 use crate::upstream::{Call, Compression, UpstreamChannel, client, forward, gzip_request};
 
@@ -40,6 +44,46 @@ pub(crate) async fn make_move(
             after_maybe_received: true,
         }) if status.code() == Code::FailedPrecondition => {
             settle(&replica, gzip, call, &message, status).await
+        }
+        Err(refused) => Err(refused.status),
+    }
+}
+
+/// [`make_move`] for a request passed through ([`crate::passthrough`]): `message`, which already
+/// has its idempotency key, goes to the replicas as `bytes` (its encoding), and the answer comes
+/// back as the replica's bytes. Only a retried move that failed its precondition is settled as
+/// [`make_move`] settles it, with the game decoded.
+pub(crate) async fn make_move_forwarded(
+    rules: &ReplicaPool,
+    gzip: bool,
+    call: &Call,
+    message: MakeMoveRequest,
+    bytes: Bytes,
+) -> Result<Response<Bytes>, Status> {
+    let raw = Compression {
+        accept: gzip,
+        send: gzip && bytes.len() >= GZIP_MIN_BYTES,
+    };
+    let client = |b: &UpstreamChannel| client!(RawClient, b, raw);
+    let send = |mut c: RawClient, r| async move { c.unary(&MAKE_MOVE, r).await };
+    match rules
+        .call_reporting(call, bytes, Retry::Safe, client, send)
+        .await
+    {
+        Ok((_, response)) => Ok(response),
+        Err(Refused {
+            status,
+            by: Some(replica),
+            after_maybe_received: true,
+        }) if status.code() == Code::FailedPrecondition => {
+            let gzip = gzip_request(gzip, &message);
+            let game = settle(&replica, gzip, call, &message, status).await?;
+            let (metadata, game, extensions) = game.into_parts();
+            Ok(Response::from_parts(
+                metadata,
+                Bytes::from(game.encode_to_vec()),
+                extensions,
+            ))
         }
         Err(refused) => Err(refused.status),
     }

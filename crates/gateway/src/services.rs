@@ -2,6 +2,11 @@
 //! limits, then forwarded to the backend that owns it ([`crate::upstream`] sends it on,
 //! [`crate::replicas`] picks the rules or search replica; MakeMove's retry is in
 //! [`crate::make_move`], and EngineMove is composed in [`crate::engine_move`]).
+//!
+//! The unary calls the gateway forwards as they came are served first by
+//! [`crate::passthrough`], which passes their bytes on undecoded with the same admission, checks
+//! and keys as here; the typed methods below serve the streams, ServerInfo and EngineMove, and
+//! stay the generated servers' own for any forwarded method passthrough.rs does not list.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -117,7 +122,7 @@ impl Gateway {
 
     /// Checks the key and the rate, and works out the deadline to pass on: the caller's, or
     /// for a unary call without one the default.
-    fn admit<T>(
+    pub(crate) fn admit<T>(
         &self,
         method: &'static str,
         request: Request<T>,
@@ -154,7 +159,12 @@ impl Gateway {
         &self.search
     }
 
-    fn check_moves(&self, field: &str, count: usize) -> Result<(), Status> {
+    /// Whether calls to the backends are gzipped (`--backend-compression gzip`).
+    pub(crate) fn backend_gzip(&self) -> bool {
+        self.backend_gzip
+    }
+
+    pub(crate) fn check_moves(&self, field: &str, count: usize) -> Result<(), Status> {
         if count > self.max_moves as usize {
             return Err(FieldViolation::new(
                 field,
@@ -168,7 +178,7 @@ impl Gateway {
         Ok(())
     }
 
-    fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
+    pub(crate) fn check_batch(&self, field: &str, count: usize) -> Result<(), Status> {
         if count > self.max_batch as usize {
             return Err(FieldViolation::new(
                 field,
@@ -421,7 +431,7 @@ impl RulesService for Gateway {
 }
 
 impl Gateway {
-    fn check_pgn(&self, pgn: &str) -> Result<(), Status> {
+    pub(crate) fn check_pgn(&self, pgn: &str) -> Result<(), Status> {
         if pgn.len() as u64 > self.max_pgn_bytes {
             return Err(FieldViolation::new(
                 "pgn",

@@ -22,6 +22,8 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
+use crate::coalesce::Coalesce;
+
 /// How long a connection attempt to a backend may take: a backend on the cluster's network
 /// answers a SYN in milliseconds; one that does not within this is gone (a vanished host or
 /// a partition drops the SYN silently), and the call goes to another replica in time.
@@ -481,7 +483,7 @@ impl fmt::Display for ConnectFailed {
 impl std::error::Error for ConnectFailed {}
 
 impl tower::Service<Uri> for Connector {
-    type Response = TokioIo<TcpStream>;
+    type Response = TokioIo<Coalesce<TcpStream>>;
     type Error = ConnectFailed;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, ConnectFailed>> + Send>>;
 
@@ -508,7 +510,8 @@ impl tower::Service<Uri> for Connector {
                 })?
                 .map_err(|e| ConnectFailed(format!("{what} cannot be reached: {e}")))?;
             let _ = stream.set_nodelay(true);
-            Ok(TokioIo::new(stream))
+            // A request's HEADERS and DATA in one write (coalesce.rs).
+            Ok(TokioIo::new(Coalesce::new(stream)))
         })
     }
 }

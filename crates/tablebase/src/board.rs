@@ -37,6 +37,19 @@ fn sq(i: u8) -> Square {
     Square::new(u32::from(i))
 }
 
+/// Whether a slider on `from` could reach `to` on an empty board (always true for the other
+/// pieces, whose attack tables are cheap): most slider attacks need no lookup at all.
+fn on_a_line(role: Role, from: u8, to: u8) -> bool {
+    let dx = (i32::from(from % 8) - i32::from(to % 8)).abs();
+    let dy = (i32::from(from / 8) - i32::from(to / 8)).abs();
+    match role {
+        Role::Rook => dx == 0 || dy == 0,
+        Role::Bishop => dx == dy,
+        Role::Queen => dx == 0 || dy == 0 || dx == dy,
+        _ => true,
+    }
+}
+
 fn bb(i: u8) -> Bitboard {
     Bitboard::from_square(sq(i))
 }
@@ -88,6 +101,7 @@ impl Board {
         self.list().iter().any(|p| {
             p.color == by
                 && p.sq != target
+                && on_a_line(p.role, p.sq, target)
                 && attacks(p.role, p.color, sq(p.sq), occ).contains(sq(target))
         })
     }

@@ -217,10 +217,13 @@ pub(crate) struct Generator<'a> {
 
 impl<'a> Generator<'a> {
     fn table_known(&self, board: &Board, mode: Mode) -> Known {
+        if mode == Mode::Init {
+            return Known::Pending; // nothing of this ending is known yet: no index needed
+        }
         let idx = self.ix.index(board).expect("a legal board has an index");
         let v = Value::from_byte(self.work[idx as usize].load(Ordering::Relaxed));
         match (mode, v) {
-            (Mode::Init, _) => Known::Pending,
+            (Mode::Init, _) => unreachable!("answered above"),
             (Mode::Final, v) => Known::Settled(v),
             (Mode::Pass(_), Value::Draw) => Known::Pending,
             (Mode::Pass(_), Value::Loss(_)) => Known::Settled(v),

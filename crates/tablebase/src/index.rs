@@ -59,6 +59,9 @@ pub(crate) struct Indexer {
     pawns: bool,
     kpair_of: Vec<u16>,
     kpairs: Vec<(u8, u8)>,
+    /// For each white-king square, the symmetries that bring it into the king-pair table's
+    /// region (one, or two on a diagonal): only these can give an index.
+    wk_syms: [([u8; 8], u8); 64],
     half: u64,
 }
 
@@ -103,6 +106,16 @@ impl Indexer {
                 kpairs.push((wk, bk));
             }
         }
+        let mut wk_syms = [([0u8; 8], 0u8); 64];
+        for (wk, entry) in wk_syms.iter_mut().enumerate() {
+            for (t, sym) in SYM.iter().enumerate().take(if pawns { 2 } else { 8 }) {
+                let to = usize::from(sym[wk]);
+                if kpair_of[to * 64..to * 64 + 64].iter().any(|&k| k != NONE) {
+                    entry.0[usize::from(entry.1)] = t as u8;
+                    entry.1 += 1;
+                }
+            }
+        }
         let mut half = kpairs.len() as u64;
         for &(_, role) in &slots {
             half *= if role == Role::Pawn { 48 } else { 64 };
@@ -114,6 +127,7 @@ impl Indexer {
             pawns,
             kpair_of,
             kpairs,
+            wk_syms,
             half,
         }
     }
@@ -155,10 +169,11 @@ impl Indexer {
     pub fn index(&self, board: &Board) -> Option<u64> {
         let n = board.len;
         debug_assert_eq!(n, self.slots.len() + 2);
-        let symmetries = if self.pawns { 2 } else { 8 };
+        let (syms, count) = &self.wk_syms[usize::from(board.pieces[0].sq)];
         let mut best: Option<u64> = None;
         let mut sqs = [0u8; crate::board::MAX_PIECES];
-        for sym in SYM.iter().take(symmetries) {
+        for &t in &syms[..usize::from(*count)] {
+            let sym = &SYM[usize::from(t)];
             for (k, p) in board.list().iter().enumerate() {
                 sqs[k] = sym[usize::from(p.sq)];
             }

@@ -3,7 +3,9 @@
 //! our distance to mate, for the same side. Set `CHESS_TB_DIR` to the folder (`chess tb
 //! generate --pieces 4 --dir DIR`); `CHESS_TB_STOCKFISH` (default `stockfish` on the PATH or
 //! /usr/games/stockfish), `CHESS_TB_SF_POSITIONS` (default 1000) and `CHESS_TB_SF_DEPTH`
-//! (default 20) tune it. Skipped with a message when the folder or Stockfish is missing.
+//! (default 20) tune it; `CHESS_TB_SF_PIECES` (default 4) picks the tables sampled by their
+//! piece count (5 for the 5-piece tables). Skipped with a message when the folder or Stockfish
+//! is missing.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -40,12 +42,17 @@ fn stockfish_never_mates_faster_than_our_dtm() {
         return;
     };
     let tb = Tablebase::open_dir(&dir).unwrap();
-    let four: Vec<_> = tb
+    let pieces = env_or("CHESS_TB_SF_PIECES", 4) as usize;
+    let chosen: Vec<_> = tb
         .tables()
         .into_iter()
-        .filter(|t| t.material().piece_count() == 4)
+        .filter(|t| t.material().piece_count() == pieces)
         .collect();
-    assert!(!four.is_empty(), "no 4-piece tables in {}", dir.display());
+    assert!(
+        !chosen.is_empty(),
+        "no {pieces}-piece tables in {}",
+        dir.display()
+    );
     let count = env_or("CHESS_TB_SF_POSITIONS", 1000);
     let depth = env_or("CHESS_TB_SF_DEPTH", 20);
 
@@ -70,7 +77,7 @@ fn stockfish_never_mates_faster_than_our_dtm() {
     };
     let (mut compared, mut sf_mates, mut ours_decisive, mut bad) = (0u64, 0u64, 0u64, Vec::new());
     while compared < count {
-        let t = four[(next() % four.len() as u64) as usize];
+        let t = chosen[(next() % chosen.len() as u64) as usize];
         let Some((fen, ours)) = t.position_at(next() % t.entries()) else {
             continue;
         };
@@ -110,7 +117,7 @@ fn stockfish_never_mates_faster_than_our_dtm() {
     send("quit");
     let _ = child.wait();
     eprintln!(
-        "stockfish depth {depth}: {compared} positions, {ours_decisive} decisive for us, {sf_mates} mates found, {} disagreements {:?}",
+        "stockfish depth {depth}, {pieces}-piece tables: {compared} positions, {ours_decisive} decisive for us, {sf_mates} mates found, {} disagreements {:?}",
         bad.len(),
         &bad[..bad.len().min(10)]
     );
