@@ -56,7 +56,6 @@ pub(crate) struct Indexer {
     slots: Vec<(Color, Role)>,
     /// Runs of identical pieces, as (first slot, length), among the non-king slots.
     groups: Vec<(usize, usize)>,
-    pawns: bool,
     kpair_of: Vec<u16>,
     kpairs: Vec<(u8, u8)>,
     /// For each white-king square, the symmetries that bring it into the king-pair table's
@@ -124,7 +123,6 @@ impl Indexer {
             material,
             slots,
             groups,
-            pawns,
             kpair_of,
             kpairs,
             wk_syms,
@@ -262,7 +260,7 @@ mod tests {
                     continue;
                 };
                 checked += 1;
-                let syms = if ix.pawns { 2 } else { 8 };
+                let syms = if ix.material().has_pawns() { 2 } else { 8 };
                 for sym in SYM.iter().take(syms) {
                     let mut t = b;
                     for p in &mut t.pieces[..t.len] {
