@@ -96,34 +96,24 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     // undecoded; the generated servers serve the streams (and whatever else is not listed
     // there).
     let forwarded = passthrough::Settings { max_message };
-    let rules = Forwarding::rules(
-        gateway.clone(),
-        forwarded,
-        RulesServiceServer::new(SmallAnswers(gateway.clone()))
-            .accept_compressed(Gzip)
-            .send_compressed(Gzip)
-            .max_decoding_message_size(max_message),
-    );
-    let games = Forwarding::games(
-        gateway.clone(),
-        forwarded,
-        GameServiceServer::new(SmallAnswers(gateway.clone()))
-            .accept_compressed(Gzip)
-            .send_compressed(Gzip)
-            .max_decoding_message_size(max_message),
-    );
+    // Each generated server the same way: small answers uncompressed, gzip both ways otherwise,
+    // the message cap.
+    macro_rules! generated {
+        ($server:ident) => {
+            $server::new(SmallAnswers(gateway.clone()))
+                .accept_compressed(Gzip)
+                .send_compressed(Gzip)
+                .max_decoding_message_size(max_message)
+        };
+    }
+    let rules = Forwarding::rules(gateway.clone(), forwarded, generated!(RulesServiceServer));
+    let games = Forwarding::games(gateway.clone(), forwarded, generated!(GameServiceServer));
     let analysis = Forwarding::analysis(
         gateway.clone(),
         forwarded,
-        AnalysisServiceServer::new(SmallAnswers(gateway.clone()))
-            .accept_compressed(Gzip)
-            .send_compressed(Gzip)
-            .max_decoding_message_size(max_message),
+        generated!(AnalysisServiceServer),
     );
-    let info = GatewayServiceServer::new(SmallAnswers(gateway.clone()))
-        .accept_compressed(Gzip)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_message);
+    let info = generated!(GatewayServiceServer);
 
     let analysis_available = gateway.search().is_configured();
     let (serving, not_serving): (&[&str], &[&str]) = if analysis_available {

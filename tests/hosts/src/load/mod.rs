@@ -24,6 +24,12 @@ use tonic::{Request, Status};
 use crate::guard;
 use crate::history::{Call, FlagGame, History, Outcome, Seen, WatchLog, classify, now_ms};
 
+mod flag_games;
+mod watchers;
+
+use flag_games::flag_maker;
+use watchers::watch_game;
+
 #[derive(clap::Args, Debug)]
 pub struct LoadArgs {
     /// The gateway, `IP:port`; must be one of --hosts.
@@ -351,94 +357,6 @@ impl Playing {
     }
 }
 
-/// Starts a watcher on `game` (once).
-fn watch_game(shared: &Arc<Shared>, game: &str) {
-    let log = Arc::new(Mutex::new(WatchLog {
-        game: game.to_owned(),
-        events: Vec::new(),
-    }));
-    {
-        let mut watches = shared.watches.lock().unwrap();
-        if watches.contains_key(game) {
-            return;
-        }
-        watches.insert(game.to_owned(), log.clone());
-    }
-    tokio::spawn(watcher(shared.clone(), game.to_owned(), log));
-}
-
-async fn watcher(shared: Arc<Shared>, game: String, log: Arc<Mutex<WatchLog>>) {
-    let mut stop = shared.stop_watching.clone();
-    let caught_up = |log: &WatchLog| {
-        let last = log.events.iter().rev().find(|e| e.kind >= 0);
-        let seen = last.map_or(0, |e| e.moves.len() as u32);
-        last.is_some_and(|e| e.over)
-            || shared
-                .targets
-                .lock()
-                .unwrap()
-                .get(&game)
-                .is_some_and(|t| seen >= *t)
-    };
-    let failed = |log: &Mutex<WatchLog>| {
-        log.lock().unwrap().events.push(Seen {
-            at_ms: now_ms(),
-            kind: -1,
-            ply: 0,
-            moves: Vec::new(),
-            over: false,
-        });
-    };
-    while !*stop.borrow() {
-        if caught_up(&log.lock().unwrap()) {
-            return;
-        }
-        let mut client = GameServiceClient::new(shared.channel.clone());
-        let open = client.watch_game(v1::WatchGameRequest {
-            game_id: game.clone(),
-        });
-        let opened = tokio::select! {
-            r = tokio::time::timeout(shared.deadline, open) => r,
-            _ = stop.changed() => return,
-        };
-        let mut stream = match opened {
-            Ok(Ok(s)) => s.into_inner(),
-            _ => {
-                failed(&log);
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                continue;
-            }
-        };
-        loop {
-            let next = tokio::select! {
-                n = stream.message() => n,
-                _ = stop.changed() => return,
-            };
-            match next {
-                Ok(Some(event)) => {
-                    let state = event.state.unwrap_or_default();
-                    let mut log = log.lock().unwrap();
-                    log.events.push(Seen {
-                        at_ms: now_ms(),
-                        kind: event.kind,
-                        ply: state.ply,
-                        moves: uci_moves(&state),
-                        over: state.outcome.is_some(),
-                    });
-                    if state.outcome.is_some() {
-                        return;
-                    }
-                }
-                _ => {
-                    failed(&log);
-                    break;
-                }
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
-
 async fn mover(shared: Arc<Shared>, index: u32, plies: u32) {
     let worker = format!("mover-{index}");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((u64::from(index) + 1) * 0x1234_5678_9ABC_DEF1));
@@ -630,82 +548,5 @@ async fn analyst(shared: Arc<Shared>) {
             })
             .await;
         tokio::time::sleep(shared.pause * 3).await;
-    }
-}
-
-/// Every `every`, a game with `minutes` for each side whose white moves once: black's flag
-/// falls `minutes` after that move.
-async fn flag_maker(shared: Arc<Shared>, every: Duration, minutes: String) {
-    let black_ms = (minutes.parse::<f64>().unwrap_or(0.1) * 60_000.0) as u64;
-    let mut made = 0u32;
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while !shared.stopped() {
-        tick.tick().await;
-        if shared.stopped() {
-            break;
-        }
-        made += 1;
-        let key = format!("hosts-{}-flag-{made}", shared.run);
-        let Some(game) = create_game(&shared, "flags", &key, &minutes, 0).await else {
-            continue;
-        };
-        let req = v1::MakeMoveRequest {
-            game_id: game.id.clone(),
-            r#move: "e2e4".into(),
-            expected_ply: Some(0),
-            request_id: format!("{key}-e4"),
-            ..Default::default()
-        };
-        let mut record = call("flags", "MakeMove", Some(&game.id));
-        record.key = Some(req.request_id.clone());
-        record.ply = Some(0);
-        record.mv = Some("e2e4".into());
-        let moved = shared
-            .call(record, |ch, d| async move {
-                GameServiceClient::new(ch).make_move(request(req, d)).await
-            })
-            .await;
-        if moved.is_err() {
-            continue;
-        }
-        let due_ms = now_ms() + black_ms;
-        shared.flags.lock().unwrap().push(FlagGame {
-            game: game.id.clone(),
-            due_ms,
-            polled_over_ms: None,
-        });
-        watch_game(&shared, &game.id);
-        tokio::spawn(flag_poller(shared.clone(), game.id, due_ms));
-    }
-}
-
-/// Reads a flag game every half second from its due time until it shows the game over (or
-/// the watchers stop).
-async fn flag_poller(shared: Arc<Shared>, game: String, due_ms: u64) {
-    tokio::time::sleep(Duration::from_millis(due_ms.saturating_sub(now_ms()))).await;
-    while !*shared.stop_watching.borrow() {
-        let req = v1::GetGameRequest {
-            game_id: game.clone(),
-        };
-        let answer = shared
-            .call(call("flags", "GetGame", Some(&game)), |ch, d| async move {
-                GameServiceClient::new(ch).get_game(request(req, d)).await
-            })
-            .await;
-        if answer.is_ok_and(|s| s.outcome.is_some()) {
-            let at = now_ms();
-            if let Some(f) = shared
-                .flags
-                .lock()
-                .unwrap()
-                .iter_mut()
-                .find(|f| f.game == game)
-            {
-                f.polled_over_ms = Some(at);
-            }
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
