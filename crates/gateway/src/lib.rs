@@ -92,7 +92,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         usize::try_from(settings.max_pgn_bytes).unwrap_or(usize::MAX),
     );
     // Small answers go uncompressed (small_answers.rs). The unary calls the gateway forwards as
-    // they came are served by passthrough.rs, the bytes of request and answer passed on
+    // they came are served by passthrough/, the bytes of request and answer passed on
     // undecoded; the generated servers serve the streams (and whatever else is not listed
     // there).
     let forwarded = passthrough::Settings { max_message };

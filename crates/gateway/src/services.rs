@@ -6,7 +6,7 @@
 //! The unary calls the gateway forwards as they came are served first by
 //! [`crate::passthrough`], which passes their bytes on undecoded with the same admission, checks
 //! and keys as here; the typed methods below serve the streams, ServerInfo and EngineMove, and
-//! stay the generated servers' own for any forwarded method passthrough.rs does not list.
+//! stay the generated servers' own for any forwarded method passthrough/ does not list.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
