@@ -52,6 +52,11 @@ for arg in "$@"; do
 done
 
 require_tools podman runc catatonit iptables
+# The pods find each other by Service name through aardvark-dns, which only netavark runs
+# (containers.conf asks for it; with CNI there is no name server and nothing starts).
+backend=$(podman info --format '{{.Host.NetworkBackend}}')
+[[ "$backend" == netavark ]] ||
+    die "podman's network backend is $backend, not netavark: apt-get install netavark aardvark-dns"
 PY="$(find_python)"
 NETWORK=chess-podman-smoke
 SUBNET="${CHESS_PODMAN_SUBNET:-198.18.251.0/24}"
@@ -94,6 +99,20 @@ take_down() {
     rm -rf "$WORK"
 }
 
+# On a failure, the last lines each container printed (the probes say only that a check failed).
+show_logs() {
+    local pod ctr
+    [[ -f "$PLAN" ]] || return 0
+    for pod in $("$PY" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["pods"]))' "$PLAN"); do
+        podman pod exists "$pod" || continue
+        for ctr in $(podman pod inspect --format '{{range .Containers}}{{.Name}} {{end}}' "$pod"); do
+            [[ "$ctr" == *-infra ]] && continue
+            echo "---- $ctr: $(podman inspect --format '{{.State.Status}} (exit {{.State.ExitCode}})' "$ctr" 2>/dev/null), last 40 lines" >&2
+            podman logs --tail 40 "$ctr" 2>&1 | cut -c1-400 >&2 || true
+        done
+    done
+}
+
 if $down_only; then
     take_down
     exit 0
@@ -102,7 +121,7 @@ fi
 # A leftover of an interrupted run would be in the way.
 take_down
 if ! $keep; then
-    trap 'status=$?; kill $(jobs -p) 2>/dev/null || true; wait; log "taking the deployment down"; take_down; exit $status' EXIT
+    trap 'status=$?; kill $(jobs -p) 2>/dev/null || true; wait; ((status == 0)) || show_logs; log "taking the deployment down"; take_down; exit $status' EXIT
 fi
 
 # ------------------------------------------------------------------------------- images

@@ -130,8 +130,16 @@ fn report_store_damage(
 /// Runs the service until `shutdown` fires, then stops taking calls and gives in-flight
 /// calls the configured grace period.
 pub async fn run(config: Config, shutdown: Shutdown) -> Result<(), Error> {
-    let store: Arc<dyn store::GameStore> =
-        Arc::new(store::GuardedStore::new(open_store(&config).await?));
+    // A stop asked for while start-up still waits for the database ends the wait: a pod
+    // deleted before PostgreSQL came up exits at once instead of at its grace period's SIGKILL.
+    let opened = tokio::select! {
+        opened = open_store(&config) => opened?,
+        () = shutdown.wait() => {
+            tracing::info!("stopped during start-up, before the game store was open");
+            return Ok(());
+        }
+    };
+    let store: Arc<dyn store::GameStore> = Arc::new(store::GuardedStore::new(opened));
     let metrics = Metrics::new("rules");
     let games = games::GamesApi::new(store.clone(), config.limits(), shutdown.clone(), &metrics);
     games.start_sync(games::Eviction::default());
