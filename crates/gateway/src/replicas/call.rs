@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tonic::codec::Streaming;
 use tonic::{Code, Request, Response, Status};
@@ -108,7 +108,43 @@ impl ReplicaPool {
             tracing::info!(service = self.service.name, address = %backend.address, "retrying the call on another replica");
         }
         let started = Instant::now();
-        match send(backend, client(backend), call, message, send_with).await {
+        // A retry leaves part of the caller's deadline unused, so that when it cannot finish
+        // the caller still hears why from us (UNAVAILABLE, outcome unknown) rather than its
+        // own DEADLINE_EXCEEDED with nothing said.
+        let shortened = match (failed.last(), call.deadline) {
+            (Some(_), Some(deadline)) => Some(Call {
+                metadata: call.metadata.clone(),
+                deadline: Some(
+                    deadline - retry_reserve(deadline.saturating_duration_since(started)),
+                ),
+                caller: call.caller.clone(),
+            }),
+            _ => None,
+        };
+        let sent = send(
+            backend,
+            client(backend),
+            shortened.as_ref().unwrap_or(call),
+            message,
+            send_with,
+        )
+        .await;
+        if let (Some(first), Some(_), Err(Failed { status, .. })) =
+            (failed.first(), &shortened, &sent)
+            && status.code() == Code::DeadlineExceeded
+        {
+            return Attempt::Refused(Status::unavailable(format!(
+                "outcome unknown: {} failed on the {} service at {} ({}), and the retry on {} \
+                 did not answer within the caller's deadline, so it may have been carried out \
+                 there; sending the same call again is safe",
+                self.service.calls,
+                self.service.name,
+                first.address,
+                first.status.code().description(),
+                backend.address,
+            )));
+        }
+        match sent {
             Err(Failed {
                 status,
                 maybe_received,
@@ -200,6 +236,12 @@ impl ReplicaPool {
         };
         forward_stream(response, &backend, deadline, hooks)
     }
+}
+
+/// How much of the time left to the caller's deadline a retry leaves unused: a fifth, at most
+/// 200 ms, for the answer to reach the caller before its deadline.
+fn retry_reserve(left: Duration) -> Duration {
+    (left / 5).min(Duration::from_millis(200))
 }
 
 /// A call [`ReplicaPool::call_reporting`] could not get answered.

@@ -379,3 +379,37 @@ async fn a_replica_that_answers_meanwhile_is_not_ejected_for_a_slow_call() {
     assert!(replica.answered_since(started));
     assert!(!replica.answered_since(Instant::now() + Duration::from_millis(1)));
 }
+
+/// Found by tests/hosts (vanish-postgres): when the first replica fails late and the retry on
+/// the other cannot finish either, the caller got its own DEADLINE_EXCEEDED, saying nothing.
+/// The retry now leaves part of the deadline unused and the caller hears UNAVAILABLE, with the
+/// outcome unknown, before its deadline.
+#[tokio::test]
+async fn a_retry_that_cannot_finish_ends_unavailable_before_the_deadline() {
+    let dying = dying_server().await;
+    let hung = hung_server().await;
+    let metrics = Metrics::new("test");
+    let pool = ReplicaPool::new(RULES, &fixed(&[dying, hung]), None, &metrics);
+    let within = Duration::from_millis(1500);
+    let started = Instant::now();
+    let e = health_call_within(&pool, Retry::Safe, within)
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.code(), Code::Unavailable, "{e:?}");
+    assert!(
+        e.message().contains("outcome unknown")
+            && e.message().contains(&dying.to_string())
+            && e.message().contains(&hung.to_string()),
+        "{e:?}"
+    );
+    assert!(
+        took < within,
+        "answered after {took:?}, the deadline was {within:?}"
+    );
+    assert!(
+        metrics
+            .encode()
+            .contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
+    );
+}
