@@ -119,6 +119,46 @@ fn main() {
     report("incremental update + evaluate", POSITIONS, d);
     println!("  (includes making the move on the board and one refresh per game)");
 
+    // The same loop in its parts, to see where the step's time goes: the board alone (the
+    // move made, its delta computed), then with the accumulator update, then the output
+    // layer alone on accumulators computed beforehand.
+    let board_only = |with_update: bool| {
+        let mut sum = 0i64;
+        let mut acc = Accumulator::new(&net);
+        let mut next = acc.clone();
+        for (start, moves) in &games {
+            let mut pos = start.clone();
+            acc.refresh(&net, &pos);
+            for &m in moves {
+                let delta = MoveDelta::new(&pos, m);
+                if with_update {
+                    next.update_from(&net, &acc, &delta);
+                    std::mem::swap(&mut acc, &mut next);
+                }
+                pos.play_unchecked(m);
+                sum += i64::from(black_box(&delta).added().len() as u8)
+                    + i64::from(acc.perspective(pos.turn())[0]);
+            }
+        }
+        sum
+    };
+    let parts_expected = board_only(false);
+    let d = best_of(rounds, parts_expected, || board_only(false));
+    report("  part: board (move, delta)", POSITIONS, d);
+    let parts_expected = board_only(true);
+    let d = best_of(rounds, parts_expected, || board_only(true));
+    report("  part: board + update", POSITIONS, d);
+    let accs: Vec<(Accumulator, chess_rules::Color)> = positions
+        .iter()
+        .map(|p| (Accumulator::from_position(&net, p), p.turn()))
+        .collect();
+    let d = best_of(rounds, expected, || {
+        accs.iter()
+            .map(|(a, stm)| i64::from(net.evaluate_accumulator(a, *stm)))
+            .sum()
+    });
+    report("  part: output layer", POSITIONS, d);
+
     let mut cpu = CpuBatch::new(net.clone());
     let mut feature_time = Duration::ZERO;
     for size in [1usize, 64, 1024, 16_384] {
