@@ -114,6 +114,10 @@ start() {
 
 # utime + stime of a process (all its threads), in clock ticks.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# utime and stime apart (user space; the kernel, which on this machine's tick accounting also
+# takes the softirq work done in the process's context: a sender's TCP transmit runs the
+# receiver's loopback or veth receive path).
+split_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; }
 # Voluntary and involuntary context switches of all of a process's threads.
 switches() {
     cat /proc/"$1"/task/*/status 2>/dev/null | awk '
@@ -163,7 +167,7 @@ echo "rules $RULES (pid $RULES_PID), gateway $GW in namespace $NS (pid $GW_PID)"
     fi
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$OUT/machine.txt"
-printf 'via\tround\tloadavg1\tgateway_ticks\tbackend_ticks\tloadgen_user_s\tloadgen_sys_s\tgateway_vcsw\tgateway_ivcsw\tbackend_vcsw\tbackend_ivcsw\n' >"$OUT/cpu.tsv"
+printf 'via\tround\tloadavg1\tgateway_ticks\tbackend_ticks\tloadgen_user_s\tloadgen_sys_s\tgateway_vcsw\tgateway_ivcsw\tbackend_vcsw\tbackend_ivcsw\tgateway_user_ticks\tgateway_sys_ticks\tbackend_user_ticks\tbackend_sys_ticks\n' >"$OUT/cpu.tsv"
 
 # One measured run: $1 via (direct|gateway|baseline), $2 round, $3 target, the rest: the load
 # (default: --rate RATE).
@@ -177,6 +181,9 @@ measure() {
     load=$(cut -d' ' -f1 /proc/loadavg)
     g0=$(ticks "$gw")
     b0=$(ticks "$RULES_PID")
+    local gu0 gk0 bu0 bk0 gu1 gk1 bu1 bk1
+    read -r gu0 gk0 <<<"$(split_ticks "$gw")"
+    read -r bu0 bk0 <<<"$(split_ticks "$RULES_PID")"
     gs0=$(switches "$gw")
     bs0=$(switches "$RULES_PID")
     if [ "$PERF" = 1 ]; then
@@ -207,6 +214,8 @@ measure() {
         --duration "${SECS}s" --warmup "${WARMUP}s" --scenario "$SCENARIO" | tee "$OUT/$name.txt"
     g1=$(ticks "$gw")
     b1=$(ticks "$RULES_PID")
+    read -r gu1 gk1 <<<"$(split_ticks "$gw")"
+    read -r bu1 bk1 <<<"$(split_ticks "$RULES_PID")"
     gs1=$(switches "$gw")
     bs1=$(switches "$RULES_PID")
     for p in "${perf_pids[@]}"; do wait "$p" || true; done
@@ -221,9 +230,9 @@ measure() {
     read -r gv1 gi1 <<<"$gs1"
     read -r bv0 bi0 <<<"$bs0"
     read -r bv1 bi1 <<<"$bs1"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$via" "$round" "$load" "$((g1 - g0))" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$via" "$round" "$load" "$((g1 - g0))" \
         "$((b1 - b0))" "$(tr ' ' '\t' <"$tmp/time")" "$((gv1 - gv0))" "$((gi1 - gi0))" \
-        "$((bv1 - bv0))" "$((bi1 - bi0))" \
+        "$((bv1 - bv0))" "$((bi1 - bi0))" "$((gu1 - gu0))" "$((gk1 - gk0))" "$((bu1 - bu0))" "$((bk1 - bk0))" \
         >>"$OUT/cpu.tsv"
 }
 
@@ -291,8 +300,9 @@ for row in rows:
     b = us(int(row["backend_ticks"]) / tick)
     l = us(float(row["loadgen_user_s"]) + float(row["loadgen_sys_s"]))
     sw = lambda k: int(row[k]) / calls if calls else 0.0
+    split = {k: us(int(row[k]) / tick) for k in ("gateway_user_ticks", "gateway_sys_ticks", "backend_user_ticks", "backend_sys_ticks") if row.get(k) not in (None, "")}
     (closed if rnd == "closed" else per).setdefault(via, []).append({"gateway": g, "backend": b, "loadgen": l, "rate": res["ok_rate"],
-                                    "load": float(row["loadavg1"])})
+                                    "load": float(row["loadavg1"]), **split})
     gsw = f"{sw('gateway_vcsw'):.2f} / {sw('gateway_ivcsw'):.2f}" if via != "direct" else "-"
     print(f"| {via} | {rnd} | {row['loadavg1']} | {calls} | {res['ok_rate']:.0f} | {res['errors']} | "
           f"{res['latency_ms']['p50']:.3f} | {res['latency_ms']['p99']:.3f} | "
@@ -316,6 +326,18 @@ if "direct" in per:
         gw = m(via, "gateway")
         print(f"| {via} | **{gw:.0f}** ({rng(via, 'gateway')}) | {back_direct:.0f} ({rng('direct', 'backend')}) | "
               f"{m(via, 'backend'):.0f} | **{gw / back_direct:.2f}** | **{m(via, 'rate') / m('direct', 'rate'):.3f}** |")
+    if all("gateway_user_ticks" in v for vs in per.values() for v in vs):
+        print()
+        print("User space and kernel apart, µs a call (means over the rounds at the fixed rate):")
+        print()
+        print("| process | via | user | system | total |")
+        print("|---|---|---:|---:|---:|")
+        for via in per:
+            procs = [("rules service", "backend")] + ([("gateway", "gateway")] if via != "direct" else [])
+            for label, k in procs:
+                u, s_ = m(via, f"{k}_user_ticks"), m(via, f"{k}_sys_ticks")
+                name = label if via != "baseline" or k == "backend" else "baseline gateway"
+                print(f"| {name} | {via} | {u:.0f} | {s_:.0f} | {u + s_:.0f} |")
     if "baseline" in per and "gateway" in per:
         print()
         print(f"gateway / baseline, CPU per call: **{m('gateway', 'gateway') / m('baseline', 'gateway'):.2f}**")

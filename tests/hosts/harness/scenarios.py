@@ -29,6 +29,9 @@ def all_scenarios(net, stack):
                  lambda: net.vanish("search-a"), lambda: net.appear("search-a")),
         Scenario("vanish-postgres", "PostgreSQL's link down, then up",
                  lambda: net.vanish("postgres"), lambda: net.appear("postgres"), outage=True),
+        Scenario("vanish-gateway", "the gateway's link down (clients and backends alike lose it, "
+                 "no RST), then up",
+                 lambda: net.vanish("gateway"), lambda: net.appear("gateway"), outage=True),
         Scenario("cut-gateway-rules", "partition: gateway | rules replica a",
                  lambda: net.cut(["gateway"], ["rules-a"]), lambda: net.heal(["gateway"], ["rules-a"])),
         Scenario("cut-rules-postgres", "partition: rules replica a | PostgreSQL (a still takes calls)",

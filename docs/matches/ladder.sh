@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The rating ladder of issue 25: our engine (default network) against Debian's engines at
+# 10 s + 0.1 s, one thread and 16 MiB hash each, game pairs with colours swapped over
+# chess-match's built-in book of 50 openings (so 50 pairs play every opening from both sides).
+#
+#   cargo build --release -p chess-uci -p chess-match
+#   apt-get install stockfish ethereal-chess toga2
+#   docs/matches/ladder.sh ethereal stockfish     # the named rungs, one match each, in parallel
+#
+# Rungs: sf2500, sf2850 (Stockfish 15.1 with UCI_LimitStrength and that UCI_Elo), toga
+# (Toga II 3.0), ethereal (Ethereal 12), stockfish (Stockfish 15.1 at full strength).
+# Settings: PAIRS (default 50) per rung, OUT (default target/ladder) for the PGN, the
+# checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
+# A rung already begun resumes from its checkpoint; every match writes its last line (score,
+# Elo with its 95 % interval, forfeits, load average) to OUT/<rung>.log.
+#
+# Clock matches measure strength only on an otherwise idle machine: run at most one rung per
+# core, and nothing else beside them.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PAIRS=${PAIRS:-50}
+OUT=${OUT:-target/ladder}
+ENGINE=${ENGINE:-target/release/chess-uci}
+MATCH=${MATCH:-target/release/chess-match}
+mkdir -p "$OUT"
+[[ -x "$ENGINE" && -x "$MATCH" ]] || {
+    echo "ladder.sh: build first: cargo build --release -p chess-uci -p chess-match" >&2
+    exit 1
+}
+(($#)) || {
+    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish)" >&2
+    exit 2
+}
+
+rung() { # NAME: prints the opponent's command line and options, one per line
+    case "$1" in
+    sf2500 | sf2850)
+        echo /usr/games/stockfish
+        echo UCI_LimitStrength=true
+        echo "UCI_Elo=${1#sf}"
+        ;;
+    stockfish) echo /usr/games/stockfish ;;
+    ethereal) echo /usr/games/ethereal-chess ;;
+    toga) echo /usr/games/toga2 ;;
+    *)
+        echo "ladder.sh: unknown rung $1" >&2
+        return 1
+        ;;
+    esac
+}
+
+pids=()
+for name in "$@"; do
+    mapfile -t spec < <(rung "$name")
+    ((${#spec[@]})) || exit 2
+    [[ -x "${spec[0]}" ]] || {
+        echo "ladder.sh: ${spec[0]} missing: apt-get install stockfish ethereal-chess toga2" >&2
+        exit 1
+    }
+    args=(--engine "$ENGINE" --opponent "${spec[0]}" --tc 10+0.1 --pairs "$PAIRS" --concurrency 1
+        --engine-option Hash=16 --engine-option Threads=1
+        --opponent-option Hash=16 --opponent-option Threads=1
+        --pgn "$OUT/$name.pgn" --state "$OUT/$name.json")
+    for opt in "${spec[@]:1}"; do
+        args+=(--opponent-option "$opt")
+    done
+    [[ -f "$OUT/$name.json" ]] && args+=(--resume)
+    echo "ladder.sh: $name -> $OUT/$name.log"
+    "$MATCH" "${args[@]}" >>"$OUT/$name.log" 2>&1 &
+    pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+for name in "$@"; do
+    echo "$name: $(tail -n 1 "$OUT/$name.log")"
+done
+exit $status
