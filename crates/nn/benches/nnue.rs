@@ -100,29 +100,10 @@ fn main() {
     });
     report("full refresh + evaluate", POSITIONS, d);
 
-    let d = best_of(rounds, expected, || {
-        let mut sum = 0;
-        let mut acc = Accumulator::new(&net);
-        let mut next = acc.clone();
-        for (start, moves) in &games {
-            let mut pos = start.clone();
-            acc.refresh(&net, &pos);
-            for &m in moves {
-                next.update_from(&net, &acc, &MoveDelta::new(&pos, m));
-                std::mem::swap(&mut acc, &mut next);
-                pos.play_unchecked(m);
-                sum += i64::from(net.evaluate_accumulator(&acc, pos.turn()));
-            }
-        }
-        sum
-    });
-    report("incremental update + evaluate", POSITIONS, d);
-    println!("  (includes making the move on the board and one refresh per game)");
-
-    // The same loop in its parts, to see where the step's time goes: the board alone (the
-    // move made, its delta computed), then with the accumulator update, then the output
-    // layer alone on accumulators computed beforehand.
-    let board_only = |with_update: bool| {
+    // The incremental step over every game: the move's delta, then (with `update`) the
+    // accumulators brought up to date, the move made on the board, then (with `evaluate`)
+    // the output layer; without it, a cheap sum that keeps the work from being optimised out.
+    let walk = |update: bool, evaluate: bool| {
         let mut sum = 0i64;
         let mut acc = Accumulator::new(&net);
         let mut next = acc.clone();
@@ -131,17 +112,29 @@ fn main() {
             acc.refresh(&net, &pos);
             for &m in moves {
                 let delta = MoveDelta::new(&pos, m);
-                if with_update {
+                if update {
                     next.update_from(&net, &acc, &delta);
                     std::mem::swap(&mut acc, &mut next);
                 }
                 pos.play_unchecked(m);
-                sum += i64::from(black_box(&delta).added().len() as u8)
-                    + i64::from(acc.perspective(pos.turn())[0]);
+                sum += if evaluate {
+                    i64::from(net.evaluate_accumulator(&acc, pos.turn()))
+                } else {
+                    i64::from(black_box(&delta).added().len() as u8)
+                        + i64::from(acc.perspective(pos.turn())[0])
+                };
             }
         }
         sum
     };
+    let d = best_of(rounds, expected, || walk(true, true));
+    report("incremental update + evaluate", POSITIONS, d);
+    println!("  (includes making the move on the board and one refresh per game)");
+
+    // The same loop in its parts, to see where the step's time goes: the board alone (the
+    // move made, its delta computed), then with the accumulator update, then the output
+    // layer alone on accumulators computed beforehand.
+    let board_only = |with_update: bool| walk(with_update, false);
     let parts_expected = board_only(false);
     let d = best_of(rounds, parts_expected, || board_only(false));
     report("  part: board (move, delta)", POSITIONS, d);
