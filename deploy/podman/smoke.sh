@@ -73,13 +73,18 @@ FIREWALL=(FORWARD -s "$SUBNET" ! -d "$SUBNET" -m comment --comment "chess-podman
 # And what it drops goes to the kernel log (dmesg), for the failure message.
 FIREWALL_LOG=(FORWARD -s "$SUBNET" ! -d "$SUBNET" -m comment --comment "chess-podman-smoke: log" -m limit --limit 10/second -j LOG --log-prefix "chess-podman-smoke: ")
 
+# The names of the plan's pods.
+plan_pods() {
+    "$PY" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["pods"]))' "$PLAN"
+}
+
 # Everything this script creates, by name: the pods of the plan (with their containers and
 # anonymous volumes), the named volumes of the plan, the network, the firewall rule, the work
 # directory.
 take_down() {
     local pod ctr vols=()
     if [[ -f "$PLAN" ]]; then
-        for pod in $("$PY" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["pods"]))' "$PLAN"); do
+        for pod in $(plan_pods); do
             podman pod exists "$pod" || continue
             for ctr in $(podman pod inspect --format '{{range .Containers}}{{.Name}} {{end}}' "$pod"); do
                 vols+=($(podman inspect --format '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}' "$ctr" 2>/dev/null))
@@ -103,7 +108,7 @@ take_down() {
 show_logs() {
     local pod ctr
     [[ -f "$PLAN" ]] || return 0
-    for pod in $("$PY" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["pods"]))' "$PLAN"); do
+    for pod in $(plan_pods); do
         podman pod exists "$pod" || continue
         for ctr in $(podman pod inspect --format '{{range .Containers}}{{.Name}} {{end}}' "$pod"); do
             [[ "$ctr" == *-infra ]] && continue
@@ -190,7 +195,7 @@ log "deployment up and ready in $START_SECONDS s"
 # ------------------------------------------------------------------------------ checks
 
 log "network: every pod on $NETWORK ($SUBNET) alone, the gateway published on 127.0.0.1:$PORT only"
-for pod in $("$PY" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["pods"]))' "$PLAN"); do
+for pod in $(plan_pods); do
     infra=$(podman pod inspect --format '{{.InfraContainerID}}' "$pod")
     nets=$(podman inspect --format '{{range $name, $n := .NetworkSettings.Networks}}{{$name}}={{$n.IPAddress}} {{end}}' "$infra")
     echo "  $pod: $nets" >&2

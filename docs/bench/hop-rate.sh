@@ -112,9 +112,7 @@ start() {
     [ -n "$ADDR" ] || { echo "$name did not announce itself:" >&2; cat "$tmp/$name.log" >&2; exit 1; }
 }
 
-# utime + stime of a process (all its threads), in clock ticks.
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# utime and stime apart (user space; the kernel, which on this machine's tick accounting also
+# utime and stime of a process (all its threads), in clock ticks, apart (user space; the kernel, which on this machine's tick accounting also
 # takes the softirq work done in the process's context: a sender's TCP transmit runs the
 # receiver's loopback or veth receive path).
 split_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; }
@@ -179,11 +177,11 @@ measure() {
     local name="$via-r$round" load g0 b0 g1 b1 gs0 bs0 gs1 bs1 perf_pids=()
     [ "$via" = baseline ] && gw=$BASE_PID
     load=$(cut -d' ' -f1 /proc/loadavg)
-    g0=$(ticks "$gw")
-    b0=$(ticks "$RULES_PID")
     local gu0 gk0 bu0 bk0 gu1 gk1 bu1 bk1
     read -r gu0 gk0 <<<"$(split_ticks "$gw")"
     read -r bu0 bk0 <<<"$(split_ticks "$RULES_PID")"
+    g0=$((gu0 + gk0))
+    b0=$((bu0 + bk0))
     gs0=$(switches "$gw")
     bs0=$(switches "$RULES_PID")
     if [ "$PERF" = 1 ]; then
@@ -212,10 +210,10 @@ measure() {
     "${key[@]}" /usr/bin/time -f '%U %S' -o "$tmp/time" "$BIN/chess-loadgen" run --quiet --label "$name" \
         --allow-remote --json "$OUT/$name.json" --target "http://$target" "${shape[@]}" \
         --duration "${SECS}s" --warmup "${WARMUP}s" --scenario "$SCENARIO" | tee "$OUT/$name.txt"
-    g1=$(ticks "$gw")
-    b1=$(ticks "$RULES_PID")
     read -r gu1 gk1 <<<"$(split_ticks "$gw")"
     read -r bu1 bk1 <<<"$(split_ticks "$RULES_PID")"
+    g1=$((gu1 + gk1))
+    b1=$((bu1 + bk1))
     gs1=$(switches "$gw")
     bs1=$(switches "$RULES_PID")
     for p in "${perf_pids[@]}"; do wait "$p" || true; done
