@@ -8,7 +8,10 @@
 #   docs/matches/ladder.sh ethereal stockfish     # the named rungs, one match each, in parallel
 #
 # Rungs: sf2500, sf2850 (Stockfish 15.1 with UCI_LimitStrength and that UCI_Elo), toga
-# (Toga II 3.0), ethereal (Ethereal 12), stockfish (Stockfish 15.1 at full strength).
+# (Toga II 3.0), ethereal (Ethereal 12), stockfish (Stockfish 15.1 at full strength), and the
+# calibration of the levels: levelN (N from 1350 to 2850) plays our engine at level N
+# (UCI_LimitStrength, UCI_Elo N: the BestMove level N of the API) against Stockfish at
+# UCI_Elo N, so a level's score says how far it is from its number.
 # Settings: PAIRS (default 50) per rung, OUT (default target/ladder) for the PGN, the
 # checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
 # A rung already begun resumes from its checkpoint; every match writes its last line (score,
@@ -28,7 +31,7 @@ mkdir -p "$OUT"
     exit 1
 }
 (($#)) || {
-    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish)" >&2
+    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish levelN)" >&2
     exit 2
 }
 
@@ -38,6 +41,11 @@ rung() { # NAME: prints the opponent's command line and options, one per line
         echo /usr/games/stockfish
         echo UCI_LimitStrength=true
         echo "UCI_Elo=${1#sf}"
+        ;;
+    level[0-9]*)
+        echo /usr/games/stockfish
+        echo UCI_LimitStrength=true
+        echo "UCI_Elo=${1#level}"
         ;;
     stockfish) echo /usr/games/stockfish ;;
     ethereal) echo /usr/games/ethereal-chess ;;
@@ -64,6 +72,9 @@ for name in "$@"; do
     for opt in "${spec[@]:1}"; do
         args+=(--opponent-option "$opt")
     done
+    if [[ $name == level* ]]; then
+        args+=(--engine-option UCI_LimitStrength=true --engine-option "UCI_Elo=${name#level}")
+    fi
     [[ -f "$OUT/$name.json" ]] && args+=(--resume)
     echo "ladder.sh: $name -> $OUT/$name.log"
     "$MATCH" "${args[@]}" >>"$OUT/$name.log" 2>&1 &

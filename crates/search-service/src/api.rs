@@ -297,18 +297,15 @@ impl AnalysisService for SearchApi {
             .filter(|l| l.pv.first().is_some_and(|m| pos.is_legal(*m)))
             .collect();
         let chosen = match level {
-            Some(level) if usable.len() > 1 => {
-                let scores: Vec<Score> = usable.iter().map(|l| l.score).collect();
-                level.choose(&scores, &mut SplitMix64::new(seed))
-            }
-            _ => 0,
+            Some(level) => level.pick(pos, lines, &mut SplitMix64::new(seed)),
+            None => usable.first().copied(),
         };
         let strongest = usable
             .first()
             .map(|l| l.pv[0])
             .or(result.best_move)
             .ok_or_else(|| Status::internal("the search found no move"))?;
-        let (best, line) = match usable.get(chosen) {
+        let (best, line) = match chosen {
             Some(l) => (l.pv[0], Some(line_to_proto(pos, l))),
             None => (strongest, None),
         };

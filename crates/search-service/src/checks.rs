@@ -12,7 +12,7 @@ use tonic::Status;
 
 use crate::Config;
 use crate::jobs::SearchJob;
-use crate::strength::{Level, MAX_ELO, MIN_ELO};
+use chess_search::{Level, MAX_ELO, MIN_ELO};
 
 /// The limits the service enforces.
 #[derive(Clone, Debug)]
@@ -274,8 +274,7 @@ pub fn check_best_move(
     let level = (strength.elo != 0).then(|| Level::new(strength.elo));
     let mut multipv = 1;
     if let Some(level) = level {
-        limits.nodes = cap(limits.nodes, level.nodes);
-        limits.depth = cap(limits.depth.map(u64::from), u64::from(level.depth)).map(|d| d as u32);
+        limits = level.limit(limits);
         multipv = level.lines;
     }
     let seed = match strength.seed {

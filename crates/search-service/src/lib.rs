@@ -22,7 +22,6 @@ mod jobs;
 mod pool;
 mod review;
 mod small_answers;
-mod strength;
 mod tables;
 mod wire;
 

@@ -33,6 +33,7 @@ pub mod bench;
 mod engine;
 mod eval;
 mod history;
+mod level;
 mod movepick;
 mod nnue;
 mod options;
@@ -48,6 +49,7 @@ pub use engine::{
     Engine, Info, Line, SearchHandle, SearchLimits, SearchResult, StopHandle, TaskRuntime,
 };
 pub use eval::{Evaluator, HandEval};
+pub use level::{Level, MAX_ELO, MIN_ELO};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
 pub use options::{EngineOption, EngineOptions, OPTIONS, OptionError, OptionKind, OptionSpec};
 pub use params::{EvalParams, Params};

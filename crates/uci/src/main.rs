@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod strength;
 mod uci;
 
 use std::process::ExitCode;

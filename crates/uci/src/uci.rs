@@ -16,6 +16,8 @@ use chess_search::{
     StopHandle, bench,
 };
 
+use crate::strength::{Set, Strength, levelled_move};
+
 const NAME: &str = concat!("chess-platform ", env!("CARGO_PKG_VERSION"));
 const AUTHOR: &str = "the chess-platform developers";
 
@@ -49,6 +51,7 @@ pub struct Uci {
     position: Position,
     history: Vec<u64>,
     search: Option<Running>,
+    strength: Strength,
 }
 
 /// Reads commands from `input` until `quit` or end of input.
@@ -108,6 +111,7 @@ impl Uci {
             position: Position::startpos(),
             history: Vec::new(),
             search: None,
+            strength: Strength::new(),
         }
     }
 
@@ -191,6 +195,9 @@ impl Uci {
             };
             self.out.line(&text);
         }
+        for line in Strength::option_lines() {
+            self.out.line(&line);
+        }
         // The network kernels' instruction set, chosen from the CPU at run time.
         self.out.line(&format!(
             "info string simd {}",
@@ -211,6 +218,21 @@ impl Uci {
             .map(|i| args[i + 1..].join(" "))
             .unwrap_or_default();
         self.finish_search();
+        match self.strength.set_option(&name, &value) {
+            Set::NotMine => {}
+            Set::Done(level) => {
+                let text = level.unwrap_or_else(|| "level: full strength".to_owned());
+                self.info_string(&text);
+                return;
+            }
+            Set::Invalid(e) => {
+                self.info_string(&format!("error: {e}"));
+                return;
+            }
+        }
+        if name.trim().eq_ignore_ascii_case("EvalFile") {
+            self.strength.evaluation_changed();
+        }
         match self.engine.set_option(&name, &value) {
             Err(e) => self.info_string(&format!("error: {e}")),
             Ok(()) if name.trim().eq_ignore_ascii_case("EvalFile") => {
@@ -288,16 +310,26 @@ impl Uci {
         };
         let out = self.out.clone();
         let show_wdl = self.engine.options().show_wdl;
-        let handle = self
-            .engine
-            .go(&self.position, &self.history, limits, move |info| {
-                out.line(&format_info(info, show_wdl));
-            });
+        let on_info = move |info: &Info| out.line(&format_info(info, show_wdl));
+        // At a level: the level's engine and limits, and its draw among the lines.
+        let level = self.strength.level();
+        let (engine, limits, seed) = match &level {
+            Some(level) => self
+                .strength
+                .prepare(level, self.engine.eval_source(), limits),
+            None => (&mut self.engine, limits, 0),
+        };
+        let handle = engine.go(&self.position, &self.history, limits, on_info);
         let stopper = handle.stopper();
         let out = self.out.clone();
+        let position = self.position.clone();
         let waiter = std::thread::spawn(move || {
             let result = handle.wait();
-            let text = match (result.best_move, result.ponder) {
+            let (best, ponder) = match &level {
+                Some(level) => levelled_move(level, &position, &result, seed),
+                None => (result.best_move, result.ponder),
+            };
+            let text = match (best, ponder) {
                 (Some(b), Some(p)) => format!("bestmove {b} ponder {p}"),
                 (Some(b), None) => format!("bestmove {b}"),
                 (None, _) => "bestmove (none)".to_owned(),

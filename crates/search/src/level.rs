@@ -17,7 +17,9 @@
 //! seed, position and level give the same move. These figures are a calibration starting
 //! point, not measured ratings.
 
-use chess_search::{Score, SplitMix64};
+use chess_rules::Position;
+
+use crate::{Line, Score, SearchLimits, SplitMix64};
 
 pub const MIN_ELO: u32 = 800;
 pub const MAX_ELO: u32 = 3000;
@@ -44,6 +46,30 @@ impl Level {
             lines: if elo < 2900 { 4 } else { 1 },
             temperature_cp: 250.0 * (1.0 - t).powf(1.5),
         }
+    }
+
+    /// `limits` within the level's node budget and depth cap.
+    pub fn limit(&self, mut limits: SearchLimits) -> SearchLimits {
+        limits.nodes = Some(limits.nodes.map_or(self.nodes, |n| n.min(self.nodes)));
+        limits.depth = Some(limits.depth.map_or(self.depth, |d| d.min(self.depth)));
+        limits
+    }
+
+    /// The line the level plays among a search's `lines` (best first; each searched with
+    /// [`Level::lines`] as MultiPV): one whose first move is legal in `position`, drawn with
+    /// [`Level::choose`]. `None` when no line has a legal first move.
+    pub fn pick<'a>(
+        &self,
+        position: &Position,
+        lines: &'a [Line],
+        rng: &mut SplitMix64,
+    ) -> Option<&'a Line> {
+        let usable: Vec<&Line> = lines
+            .iter()
+            .filter(|l| l.pv.first().is_some_and(|m| position.is_legal(*m)))
+            .collect();
+        let scores: Vec<Score> = usable.iter().map(|l| l.score).collect();
+        usable.get(self.choose(&scores, rng)).copied()
     }
 
     /// Picks one of `scores` (the lines' scores, best first) with `rng`; returns its index.
