@@ -9,9 +9,11 @@
 #
 # Rungs: sf2500, sf2850 (Stockfish 15.1 with UCI_LimitStrength and that UCI_Elo), toga
 # (Toga II 3.0), ethereal (Ethereal 12), stockfish (Stockfish 15.1 at full strength), and the
-# calibration of the levels: levelN (N from 1350 to 2850) plays our engine at level N
+# calibration of the levels: levelN (N from 800 to 3000) plays our engine at level N
 # (UCI_LimitStrength, UCI_Elo N: the BestMove level N of the API) against Stockfish at
-# UCI_Elo N, so a level's score says how far it is from its number.
+# UCI_Elo N (N from 1350 to 2850), so a level's score says how far it is from its number;
+# levelN@E plays level N against Stockfish at UCI_Elo E (to measure a level far from its
+# number where a match against its own number would end 0 or 100 %).
 # Settings: PAIRS (default 50) per rung, OUT (default target/ladder) for the PGN, the
 # checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
 # A rung already begun resumes from its checkpoint; every match writes its last line (score,
@@ -43,9 +45,10 @@ rung() { # NAME: prints the opponent's command line and options, one per line
         echo "UCI_Elo=${1#sf}"
         ;;
     level[0-9]*)
+        local level=${1#level}
         echo /usr/games/stockfish
         echo UCI_LimitStrength=true
-        echo "UCI_Elo=${1#level}"
+        echo "UCI_Elo=${level#*@}"
         ;;
     stockfish) echo /usr/games/stockfish ;;
     ethereal) echo /usr/games/ethereal-chess ;;
@@ -73,7 +76,8 @@ for name in "$@"; do
         args+=(--opponent-option "$opt")
     done
     if [[ $name == level* ]]; then
-        args+=(--engine-option UCI_LimitStrength=true --engine-option "UCI_Elo=${name#level}")
+        level=${name#level}
+        args+=(--engine-option UCI_LimitStrength=true --engine-option "UCI_Elo=${level%@*}")
     fi
     [[ -f "$OUT/$name.json" ]] && args+=(--resume)
     echo "ladder.sh: $name -> $OUT/$name.log"

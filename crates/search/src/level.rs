@@ -1,7 +1,8 @@
-//! Playing strength: how an Elo-like level becomes a search budget and a controlled amount of
-//! randomness in the choice of move.
+//! Playing strength: how an Elo level becomes a search budget and a controlled amount of
+//! randomness in the choice of move, calibrated by matches against Stockfish's `UCI_Elo`.
 //!
-//! A level `elo` from 800 to 3000 is placed on a 0-to-1 scale `t = (elo - 800) / 2200`. Then:
+//! **The scale.** A *setting* `s` from 800 to 3000 is placed on a 0-to-1 scale
+//! `t = (s - 800) / 2200`. Then:
 //!
 //! | | formula | 800 | 1500 | 2200 | 3000 |
 //! |---|---|---|---|---|---|
@@ -11,11 +12,19 @@
 //! | temperature (cp) | `250 (1 - t)^1.5` | 250 | 141 | 55 | 0 |
 //!
 //! The engine searches the top lines within that budget, and the move is drawn among them
-//! with probability proportional to `exp(-(best - score) / temperature)`: a weak level often
+//! with probability proportional to `exp(-(best - score) / temperature)`: a weak setting often
 //! plays a second- or third-best move, a strong one almost never, and a line that loses much
 //! more than the best is all but never chosen. The draw uses a seeded generator, so the same
-//! seed, position and level give the same move. These figures are a calibration starting
-//! point, not measured ratings.
+//! seed, position and level give the same move.
+//!
+//! **The calibration.** Settings were played against Stockfish 15.1 with `UCI_LimitStrength`
+//! at 10 s + 0.1 s ([`MEASURED`]; docs/strength.md, "Levels"): a setting plays well below its
+//! own number in the middle of the scale (setting 2200 lost 60 of 60 games to Stockfish at
+//! 2200). A level `elo` uses the setting that played at `elo`: the measured points read
+//! backwards, straight lines between them, and beyond the first and last point the nearest
+//! segment's slope, within 800..=3000. So a level between the first and last measured point
+//! plays near its number; below and above them the figures are extrapolated, and a level above
+//! what setting 3000 plays at plays as setting 3000.
 
 use chess_rules::Position;
 
@@ -24,10 +33,26 @@ use crate::{Line, Score, SearchLimits, SplitMix64};
 pub const MIN_ELO: u32 = 800;
 pub const MAX_ELO: u32 = 3000;
 
+/// Settings on the scale and the Elo each played at against Stockfish 15.1 `UCI_Elo`
+/// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
+/// Each point is where a setting scored 50 % against a `UCI_Elo` (read between two matches on
+/// either side of it), or a setting's own match (its score as an Elo difference).
+pub const MEASURED: [(u32, u32); 6] = [
+    (1350, 1167),
+    (1633, 1350),
+    (1851, 1600),
+    (2150, 1800),
+    (2600, 2063),
+    (3000, 2132),
+];
+
 /// What a level means for the search and the choice.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {
+    /// The level asked for.
     pub elo: u32,
+    /// Its setting on the scale ([`MEASURED`]).
+    pub setting: u32,
     pub nodes: u64,
     pub depth: u32,
     pub lines: usize,
@@ -35,15 +60,27 @@ pub struct Level {
 }
 
 impl Level {
-    /// The level for `elo` (which must be in `MIN_ELO..=MAX_ELO`).
+    /// The level for `elo` (clamped to `MIN_ELO..=MAX_ELO`): the setting measured to play at
+    /// `elo`.
     pub fn new(elo: u32) -> Level {
         let elo = elo.clamp(MIN_ELO, MAX_ELO);
-        let t = f64::from(elo - MIN_ELO) / f64::from(MAX_ELO - MIN_ELO);
         Level {
             elo,
+            ..Level::at_setting(setting_for(elo))
+        }
+    }
+
+    /// The search of `setting` on the scale (clamped to `MIN_ELO..=MAX_ELO`), uncalibrated:
+    /// what the matches of [`MEASURED`] played.
+    pub fn at_setting(setting: u32) -> Level {
+        let setting = setting.clamp(MIN_ELO, MAX_ELO);
+        let t = f64::from(setting - MIN_ELO) / f64::from(MAX_ELO - MIN_ELO);
+        Level {
+            elo: setting,
+            setting,
             nodes: (400.0 * (11.0 * t).exp2()).round() as u64,
             depth: 1 + (13.0 * t).round() as u32,
-            lines: if elo < 2900 { 4 } else { 1 },
+            lines: if setting < 2900 { 4 } else { 1 },
             temperature_cp: 250.0 * (1.0 - t).powf(1.5),
         }
     }
@@ -97,6 +134,22 @@ impl Level {
     }
 }
 
+/// The setting that plays at `elo`: [`MEASURED`] read backwards (see the module's text).
+fn setting_for(elo: u32) -> u32 {
+    let last = MEASURED.len() - 1;
+    // The segment whose played range holds `elo`, or the one at the nearer end.
+    let i = MEASURED[1..last]
+        .iter()
+        .take_while(|&&(_, played)| played < elo)
+        .count();
+    let ((s0, e0), (s1, e1)) = (MEASURED[i], MEASURED[i + 1]);
+    let slope = f64::from(s1 - s0) / f64::from(e1 - e0);
+    let setting = f64::from(s0) + (f64::from(elo) - f64::from(e0)) * slope;
+    setting
+        .round()
+        .clamp(f64::from(MIN_ELO), f64::from(MAX_ELO)) as u32
+}
+
 /// A score as one number for comparisons: centipawns, with mates beyond any centipawn value
 /// (a nearer mate is better, a farther mate against is better).
 fn score_value(score: Score) -> i32 {
@@ -125,6 +178,32 @@ mod tests {
             assert!(l.temperature_cp <= last.temperature_cp);
             last = l;
         }
+    }
+
+    #[test]
+    fn a_level_uses_the_setting_measured_to_play_at_it() {
+        for (setting, played) in MEASURED {
+            assert_eq!(Level::new(played).setting, setting, "{played}");
+            assert_eq!(Level::new(played).elo, played);
+        }
+        // Between two points, on the straight line between them.
+        let ((s0, e0), (s1, e1)) = (MEASURED[0], MEASURED[1]);
+        let middle = Level::new((e0 + e1) / 2).setting;
+        assert!(middle.abs_diff((s0 + s1) / 2) <= 2, "{middle}");
+        // The scale's ends stay its ends.
+        assert_eq!(Level::new(MIN_ELO).setting, MIN_ELO);
+        assert_eq!(Level::new(MAX_ELO).setting, MAX_ELO);
+        let mut last = 0;
+        for elo in MIN_ELO..=MAX_ELO {
+            let setting = Level::new(elo).setting;
+            assert!(setting >= last, "{elo}: {setting} < {last}");
+            last = setting;
+        }
+        assert!(
+            MEASURED
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1)
+        );
     }
 
     #[test]

@@ -132,11 +132,11 @@ pub fn levelled_move(
     }
 }
 
-/// `level 1500: 4525 nodes, depth 5, 4 lines, temperature 141 cp`.
+/// `level 1500: setting 1764, 11299 nodes, depth 7, MultiPV 4, temperature 105 cp`.
 fn describe(level: &Level) -> String {
     format!(
-        "level {}: {} nodes, depth {}, {} lines, temperature {:.0} cp",
-        level.elo, level.nodes, level.depth, level.lines, level.temperature_cp
+        "level {}: setting {}, {} nodes, depth {}, MultiPV {}, temperature {:.0} cp",
+        level.elo, level.setting, level.nodes, level.depth, level.lines, level.temperature_cp
     )
 }
 
@@ -152,7 +152,7 @@ mod tests {
         assert!(matches!(s.set_option("uci_elo", "1350"), Set::Done(None)));
         assert!(s.level().is_none(), "UCI_Elo alone does not limit");
         match s.set_option("UCI_LimitStrength", "TRUE") {
-            Set::Done(Some(text)) => assert!(text.starts_with("level 1350: 2691 nodes"), "{text}"),
+            Set::Done(Some(text)) => assert!(text.starts_with("level 1350: setting "), "{text}"),
             _ => panic!("not set"),
         }
         assert_eq!(s.level().map(|l| l.elo), Some(1350));
