@@ -14,7 +14,8 @@
 # UCI_Elo N (N from 1350 to 2850), so a level's score says how far it is from its number;
 # levelN@E plays level N against Stockfish at UCI_Elo E (to measure a level far from its
 # number where a match against its own number would end 0 or 100 %).
-# Settings: PAIRS (default 50) per rung, OUT (default target/ladder) for the PGN, the
+# Settings: PAIRS (default 50) per rung, CONCURRENCY (default 1) games at once in a rung (2
+# for one rung alone on two cores), OUT (default target/ladder) for the PGN, the
 # checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
 # A rung already begun resumes from its checkpoint; every match writes its last line (score,
 # Elo with its 95 % interval, forfeits, load average) to OUT/<rung>.log.
@@ -24,6 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${PAIRS:-50}
+CONCURRENCY=${CONCURRENCY:-1}
 OUT=${OUT:-target/ladder}
 ENGINE=${ENGINE:-target/release/chess-uci}
 MATCH=${MATCH:-target/release/chess-match}
@@ -68,7 +70,7 @@ for name in "$@"; do
         echo "ladder.sh: ${spec[0]} missing: apt-get install stockfish ethereal-chess toga2" >&2
         exit 1
     }
-    args=(--engine "$ENGINE" --opponent "${spec[0]}" --tc 10+0.1 --pairs "$PAIRS" --concurrency 1
+    args=(--engine "$ENGINE" --opponent "${spec[0]}" --tc 10+0.1 --pairs "$PAIRS" --concurrency "$CONCURRENCY"
         --engine-option Hash=16 --engine-option Threads=1
         --opponent-option Hash=16 --opponent-option Threads=1
         --pgn "$OUT/$name.pgn" --state "$OUT/$name.json")
