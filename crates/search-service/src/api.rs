@@ -292,10 +292,7 @@ impl AnalysisService for SearchApi {
         let (job, result) = self.search_once(job, level.is_some()).await?;
         let lines = &result.lines;
         let pos = &job.position;
-        let usable: Vec<&chess_search::Line> = lines
-            .iter()
-            .filter(|l| l.pv.first().is_some_and(|m| pos.is_legal(*m)))
-            .collect();
+        let usable = chess_search::playable(pos, lines);
         let chosen = match level {
             Some(level) => level.pick(pos, lines, &mut SplitMix64::new(seed)),
             None => usable.first().copied(),

@@ -101,10 +101,7 @@ impl Level {
         lines: &'a [Line],
         rng: &mut SplitMix64,
     ) -> Option<&'a Line> {
-        let usable: Vec<&Line> = lines
-            .iter()
-            .filter(|l| l.pv.first().is_some_and(|m| position.is_legal(*m)))
-            .collect();
+        let usable = playable(position, lines);
         let scores: Vec<Score> = usable.iter().map(|l| l.score).collect();
         usable.get(self.choose(&scores, rng)).copied()
     }
@@ -132,6 +129,14 @@ impl Level {
         }
         0
     }
+}
+
+/// The lines of a search whose first move is legal in `position`, in their order.
+pub fn playable<'a>(position: &Position, lines: &'a [Line]) -> Vec<&'a Line> {
+    lines
+        .iter()
+        .filter(|l| l.pv.first().is_some_and(|m| position.is_legal(*m)))
+        .collect()
 }
 
 /// The setting that plays at `elo`: [`MEASURED`] read backwards (see the module's text).

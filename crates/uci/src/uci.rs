@@ -230,12 +230,10 @@ impl Uci {
                 return;
             }
         }
-        if name.trim().eq_ignore_ascii_case("EvalFile") {
-            self.strength.evaluation_changed();
-        }
         match self.engine.set_option(&name, &value) {
             Err(e) => self.info_string(&format!("error: {e}")),
             Ok(()) if name.trim().eq_ignore_ascii_case("EvalFile") => {
+                self.strength.evaluation_changed();
                 let text = format!("evaluation: {}", self.engine.eval_source().describe());
                 self.info_string(&text);
             }
