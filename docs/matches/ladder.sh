@@ -13,7 +13,8 @@
 # (UCI_LimitStrength, UCI_Elo N: the BestMove level N of the API) against Stockfish at
 # UCI_Elo N (N from 1350 to 2850), so a level's score says how far it is from its number;
 # levelN@E plays level N against Stockfish at UCI_Elo E (to measure a level far from its
-# number where a match against its own number would end 0 or 100 %).
+# number where a match against its own number would end 0 or 100 %); settingS@E plays the
+# uncalibrated setting S (chess-uci's LevelSetting) against UCI_Elo E, as the calibration does.
 # Settings: PAIRS (default 50) per rung, CONCURRENCY (default 1) games at once in a rung (2
 # for one rung alone on two cores), OUT (default target/ladder) for the PGN, the
 # checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
@@ -35,7 +36,7 @@ mkdir -p "$OUT"
     exit 1
 }
 (($#)) || {
-    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish levelN)" >&2
+    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish levelN levelN@E settingS@E)" >&2
     exit 2
 }
 
@@ -46,8 +47,9 @@ rung() { # NAME: prints the opponent's command line and options, one per line
         echo UCI_LimitStrength=true
         echo "UCI_Elo=${1#sf}"
         ;;
-    level[0-9]*)
+    level[0-9]* | setting[0-9]*@[0-9]*)
         local level=${1#level}
+        level=${level#setting}
         echo /usr/games/stockfish
         echo UCI_LimitStrength=true
         echo "UCI_Elo=${level#*@}"
@@ -80,6 +82,9 @@ for name in "$@"; do
     if [[ $name == level* ]]; then
         level=${name#level}
         args+=(--engine-option UCI_LimitStrength=true --engine-option "UCI_Elo=${level%@*}")
+    elif [[ $name == setting* ]]; then
+        setting=${name#setting}
+        args+=(--engine-option UCI_LimitStrength=true --engine-option "LevelSetting=${setting%@*}")
     fi
     [[ -f "$OUT/$name.json" ]] && args+=(--resume)
     echo "ladder.sh: $name -> $OUT/$name.log"

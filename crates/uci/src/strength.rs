@@ -2,7 +2,8 @@
 //! service's BestMove plays a level ([`Level`]): a small engine (1 MiB table) cleared before
 //! every move, the level's node budget and depth cap, its top lines searched, and one of them
 //! drawn with the level's temperature. The same level over UCI and over gRPC is the same
-//! player, so matches over UCI measure the levels the API offers.
+//! player, so matches over UCI measure the levels the API offers. `LevelSetting` (0, or
+//! 800-3000) plays a setting of the uncalibrated scale instead, as the calibration matches do.
 
 use chess_rules::{Move, Position};
 use chess_search::{
@@ -20,6 +21,9 @@ const PLAY_HASH_MB: usize = 1;
 pub struct Strength {
     limit: bool,
     elo: u32,
+    /// `LevelSetting`: a setting on the uncalibrated scale, played instead of `UCI_Elo`'s
+    /// calibrated one (for the calibration matches); `None` for 0.
+    setting: Option<u32>,
     /// Seeds the draw of each move: a fresh seed per process, so games differ.
     rng: SplitMix64,
     /// Made at the first levelled move with the main engine's evaluation; dropped when that
@@ -41,18 +45,20 @@ impl Strength {
         Strength {
             limit: false,
             elo: DEFAULT_ELO,
+            setting: None,
             rng: SplitMix64::new(SplitMix64::random_seed()),
             play: None,
         }
     }
 
     /// The `option` lines of `uci`.
-    pub fn option_lines() -> [String; 2] {
+    pub fn option_lines() -> [String; 3] {
         [
             "option name UCI_LimitStrength type check default false".to_owned(),
             format!(
                 "option name UCI_Elo type spin default {DEFAULT_ELO} min {MIN_ELO} max {MAX_ELO}"
             ),
+            format!("option name LevelSetting type spin default 0 min 0 max {MAX_ELO}"),
         ]
     }
 
@@ -79,6 +85,17 @@ impl Strength {
                     ));
                 }
             }
+        } else if name.eq_ignore_ascii_case("LevelSetting") {
+            match value.parse::<u32>() {
+                Ok(0) => self.setting = None,
+                Ok(s) if (MIN_ELO..=MAX_ELO).contains(&s) => self.setting = Some(s),
+                _ => {
+                    return Set::Invalid(format!(
+                        "LevelSetting takes 0 (the calibrated level of UCI_Elo) or a whole \
+                         number from {MIN_ELO} to {MAX_ELO}, not {value:?}"
+                    ));
+                }
+            }
         } else {
             return Set::NotMine;
         }
@@ -87,7 +104,10 @@ impl Strength {
 
     /// The level in force: `None` at full strength.
     pub fn level(&self) -> Option<Level> {
-        self.limit.then(|| Level::new(self.elo))
+        self.limit.then(|| match self.setting {
+            Some(setting) => Level::at_setting(setting),
+            None => Level::new(self.elo),
+        })
     }
 
     /// The main engine's evaluation changed: the levelled engine follows at its next move.
@@ -172,6 +192,20 @@ mod tests {
             Some(1350),
             "a refused value changes nothing"
         );
+        // A raw setting, for the calibration matches, and back to the calibrated level.
+        assert!(matches!(
+            s.set_option("LevelSetting", "2700"),
+            Set::Done(Some(_))
+        ));
+        assert_eq!(s.level(), Some(Level::at_setting(2700)));
+        assert!(
+            matches!(s.set_option("LevelSetting", "5"), Set::Invalid(e) if e.contains("\"5\""))
+        );
+        assert!(matches!(
+            s.set_option("LevelSetting", "0"),
+            Set::Done(Some(_))
+        ));
+        assert_eq!(s.level(), Some(Level::new(1350)));
         assert!(matches!(
             s.set_option("UCI_LimitStrength", "false"),
             Set::Done(None)
