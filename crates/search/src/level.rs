@@ -7,7 +7,7 @@
 //! | | formula | 800 | 1500 | 2200 | 3000 |
 //! |---|---|---|---|---|---|
 //! | node budget | `400 * 2^(11 t)` | 400 | 4.5k | 51k | 819k |
-//! | depth cap | `1 + round(13 t)` | 1 | 5 | 9 | 14 |
+//! | depth cap | `1 + round(13 t)` to 2600 (12), then 13 more per 100 | 1 | 5 | 9 | 64 |
 //! | lines considered | 4 below 2900, else 1 | 4 | 4 | 4 | 1 |
 //! | temperature (cp) | `250 (1 - t)^1.5` | 250 | 141 | 55 | 0 |
 //!
@@ -37,13 +37,15 @@ pub const MAX_ELO: u32 = 3000;
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
 /// Each point is where a setting scored 50 % against a `UCI_Elo` (read between two matches on
 /// either side of it), or a setting's own match (its score as an Elo difference).
-pub const MEASURED: [(u32, u32); 6] = [
+pub const MEASURED: [(u32, u32); 8] = [
     (1350, 1167),
     (1633, 1350),
     (1851, 1600),
     (2150, 1800),
     (2600, 2063),
-    (3000, 2132),
+    (2700, 2102),
+    (2850, 2283),
+    (3000, 2420),
 ];
 
 /// What a level means for the search and the choice.
@@ -79,7 +81,7 @@ impl Level {
             elo: setting,
             setting,
             nodes: (400.0 * (11.0 * t).exp2()).round() as u64,
-            depth: 1 + (13.0 * t).round() as u32,
+            depth: depth_cap(setting, t),
             lines: if setting < 2900 { 4 } else { 1 },
             temperature_cp: 250.0 * (1.0 - t).powf(1.5),
         }
@@ -139,6 +141,22 @@ pub fn playable<'a>(position: &Position, lines: &'a [Line]) -> Vec<&'a Line> {
         .collect()
 }
 
+/// Settings up to this one are held by their depth cap `1 + round(13 t)` as measured; above it
+/// the cap rises by 13 plies per 100 points (none to speak of by 2700), so that the node budget
+/// decides the strongest settings and setting 3000 plays as the engine does with a clock.
+const DEPTH_CAPPED_UP_TO: u32 = 2600;
+
+/// The depth cap of `setting` at `t` on the 0-to-1 scale.
+fn depth_cap(setting: u32, t: f64) -> u32 {
+    let capped = |t: f64| 1 + (13.0 * t).round() as u32;
+    if setting <= DEPTH_CAPPED_UP_TO {
+        capped(t)
+    } else {
+        let top = f64::from(DEPTH_CAPPED_UP_TO - MIN_ELO) / f64::from(MAX_ELO - MIN_ELO);
+        capped(top) + (setting - DEPTH_CAPPED_UP_TO) * 13 / 100
+    }
+}
+
 /// The setting that plays at `elo`: [`MEASURED`] read backwards (see the module's text).
 fn setting_for(elo: u32) -> u32 {
     let last = MEASURED.len() - 1;
@@ -174,7 +192,12 @@ mod tests {
         let low = Level::new(800);
         let high = Level::new(3000);
         assert_eq!((low.nodes, low.depth, low.lines), (400, 1, 4));
-        assert_eq!((high.nodes, high.depth, high.lines), (819_200, 14, 1));
+        assert_eq!((high.nodes, high.depth, high.lines), (819_200, 64, 1));
+        assert_eq!(
+            Level::at_setting(2600).depth,
+            12,
+            "the measured settings keep their cap"
+        );
         assert!(high.temperature_cp < 1.0 && low.temperature_cp > 249.0);
         let mut last = Level::new(800);
         for elo in (900..=3000).step_by(100) {
