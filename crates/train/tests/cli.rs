@@ -130,7 +130,44 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     assert!(!log.contains("epoch 2/3"), "{log}");
     // The third epoch (index 2) trains at a tenth of the rate.
     assert!(log.contains("lr 1.0e-4"), "{log}");
-    chess_nn::Network::load(&net_path).expect("the network loads");
+    let trained = chess_nn::Network::load(&net_path).expect("the network loads");
+
+    // --init: training goes on from a network's weights. At a negligible rate the result is
+    // the same network again (random weights would give another).
+    let again = dir.join("again.nnue");
+    let from = |init: &str, hidden: &str| {
+        bin(&[
+            "train",
+            "--data",
+            file.to_str().unwrap(),
+            "--out",
+            again.to_str().unwrap(),
+            "--hidden",
+            hidden,
+            "--epochs",
+            "1",
+            "--lr",
+            "1e-9",
+            "--init",
+            init,
+        ])
+    };
+    let log = ok(&from(net_path.to_str().unwrap(), "32"));
+    assert!(log.contains("starting from"), "{log}");
+    let copy = chess_nn::Network::load(&again).expect("the network loads");
+    assert_eq!(copy.file_name(), trained.file_name());
+    let out = from(net_path.to_str().unwrap(), "64");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("hidden size 32, not --hidden 64"),
+        "{err}"
+    );
+    let out = from(dir.join("missing.nnue").to_str().unwrap(), "32");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("missing.nnue"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -75,6 +75,10 @@ pub struct TrainConfig {
     /// rules, so the copy carries the same target. Validation uses the originals only.
     #[arg(long)]
     pub mirror: bool,
+    /// Start from this network instead of random weights: `default` (the embedded network)
+    /// or a network file, of the --hidden size. A checkpoint, when there is one, comes first.
+    #[arg(long)]
+    pub init: Option<String>,
 }
 
 /// What a run produced.
@@ -116,7 +120,14 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             );
             t
         }
-        _ => Trainer::new(cfg.hidden, cfg.seed),
+        _ => match &cfg.init {
+            Some(init) => {
+                let t = Trainer::from_net(initial_network(init, cfg.hidden)?);
+                eprintln!("train: starting from {init}");
+                t
+            }
+            None => Trainer::new(cfg.hidden, cfg.seed),
+        },
     };
     let (mut order, held_out) = set.split(cfg.validation);
     if order.is_empty() {
@@ -178,5 +189,32 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         positions_per_second: trained as f64 / f64::max(seconds, 1e-9),
         last_loss,
         last_validation_loss,
+    })
+}
+
+/// The float weights of `--init`'s network, checked against `--hidden`.
+fn initial_network(init: &str, hidden: usize) -> Result<FloatNet, Error> {
+    let net = if init == "default" {
+        Network::clone(&Network::default_network())
+    } else {
+        Network::load(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?
+    };
+    let parts = net.into_parts();
+    if parts.hidden != hidden {
+        return Err(Error::Usage(format!(
+            "--init {init:?} has hidden size {}, not --hidden {hidden}",
+            parts.hidden
+        )));
+    }
+    FloatNet::dequantise(&parts).ok_or_else(|| {
+        Error::Usage(format!(
+            "--init {init:?}: made with scales qa {} qb {} scale {}, the trainer uses {} {} {}",
+            parts.qa,
+            parts.qb,
+            parts.scale,
+            model::QA,
+            model::QB,
+            model::SCALE
+        ))
     })
 }

@@ -47,6 +47,23 @@ impl FloatNet {
         net
     }
 
+    /// The float weights a quantised network stands for (the inverse of [`Self::quantise`]:
+    /// quantising the result gives `parts` back). `None` when the network was made with other
+    /// scales than the trainer's.
+    pub fn dequantise(parts: &NetworkParts) -> Option<FloatNet> {
+        if (parts.qa, parts.qb, parts.scale) != (QA, QB, SCALE) {
+            return None;
+        }
+        let by = |v: &[i16], s: i32| v.iter().map(|&w| f32::from(w) / s as f32).collect();
+        Some(FloatNet {
+            hidden: parts.hidden,
+            ft_w: by(&parts.ft_weights, QA),
+            ft_b: by(&parts.ft_biases, QA),
+            out_w: by(&parts.out_weights, QB),
+            out_b: parts.out_bias as f32 / (QA * QB) as f32,
+        })
+    }
+
     pub(super) fn zeros(hidden: usize) -> FloatNet {
         FloatNet {
             hidden,
@@ -175,6 +192,24 @@ mod tests {
             let int_cp = quantised.evaluate(&pos) as f32;
             assert!((float_cp - int_cp).abs() < 5.0, "{float_cp} vs {int_cp}");
         }
+    }
+
+    #[test]
+    fn dequantised_network_quantises_back_to_itself() {
+        let parts = Network::clone(&Network::default_network()).into_parts();
+        let net = FloatNet::dequantise(&parts).unwrap();
+        let mut clamped = net.clone();
+        clamped.clamp();
+        assert_eq!(
+            clamped, net,
+            "a shipped network lies inside the training limits"
+        );
+        assert_eq!(net.quantise(), parts);
+        let other = NetworkParts {
+            qb: QB * 2,
+            ..parts
+        };
+        assert!(FloatNet::dequantise(&other).is_none());
     }
 
     #[test]

@@ -134,8 +134,14 @@ pub struct Trainer {
 
 impl Trainer {
     pub fn new(hidden: usize, seed: u64) -> Trainer {
+        Trainer::from_net(FloatNet::random(hidden, &mut Rng::new(seed)))
+    }
+
+    /// Starts from given weights (a network to train further), with fresh Adam moments.
+    pub fn from_net(net: FloatNet) -> Trainer {
+        let hidden = net.hidden;
         Trainer {
-            net: FloatNet::random(hidden, &mut Rng::new(seed)),
+            net,
             adam: Adam {
                 m: FloatNet::zeros(hidden),
                 v: FloatNet::zeros(hidden),
