@@ -16,6 +16,7 @@
 
 mod engine;
 mod game;
+mod openings;
 mod sprt;
 
 use std::collections::BTreeSet;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use engine::Engine;
 use game::{Adjudication, Control, Record};
+use openings::book;
 use sprt::{Decision, Pentanomial, Sprt};
 
 const DEFAULT_BOOK: &str = include_str!("../books/default.txt");
@@ -70,6 +72,14 @@ struct Args {
     /// The default is a built-in list of 50 open, semi-open, closed and flank openings.
     #[arg(long)]
     book: Option<PathBuf>,
+    /// Random legal plies added to each pair's opening (both games of a pair get the same),
+    /// so that a match longer than the book, above all at a fixed node count, does not
+    /// replay the same games.
+    #[arg(long, default_value_t = 0)]
+    random_plies: u32,
+    /// The seed of those random plies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Where the games go (appended).
     #[arg(long, default_value = "match.pgn")]
     pgn: PathBuf,
@@ -118,42 +128,6 @@ fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
                 .ok_or_else(|| format!("option {i:?} is not NAME=VALUE"))
         })
         .collect()
-}
-
-/// One opening: a start position and moves from it.
-struct Opening {
-    start: Position,
-    moves: Vec<String>,
-}
-
-fn book(text: &str) -> Result<Vec<Opening>, String> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let (start, moves) = if line.contains('/') {
-            let p = Position::from_fen(line)
-                .map_err(|e| format!("book line {}: {line:?}: {e}", n + 1))?;
-            (p, Vec::new())
-        } else {
-            let mut p = Position::startpos();
-            let moves: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-            for m in &moves {
-                let mv = p
-                    .parse_uci(m)
-                    .map_err(|e| format!("book line {}: {m}: {e}", n + 1))?;
-                p.play_unchecked(mv);
-            }
-            (Position::startpos(), moves)
-        };
-        out.push(Opening { start, moves });
-    }
-    if out.is_empty() {
-        return Err("the opening book has no openings".into());
-    }
-    Ok(out)
 }
 
 fn pgn_text(rec: &Record, white: &str, black: &str, round: u64) -> String {
@@ -242,10 +216,16 @@ fn run(args: Args) -> Result<(), String> {
         win_moves: args.win_moves,
         win_cp: args.win_cp,
     };
-    let setup = format!(
+    let mut setup = format!(
         "{} {:?} vs {} {:?}, {}, sprt {:?}",
         args.engine, args.engine_options, args.opponent, args.opponent_options, args.tc, args.sprt
     );
+    if args.random_plies > 0 {
+        setup.push_str(&format!(
+            ", {} random plies, seed {}",
+            args.random_plies, args.seed
+        ));
+    }
     let state = if args.resume && args.state.exists() {
         let text = fs::read_to_string(&args.state)
             .map_err(|e| format!("{}: {e}", args.state.display()))?;
@@ -268,11 +248,16 @@ fn run(args: Args) -> Result<(), String> {
         }
     };
     println!(
-        "chess-match: {} vs {}, {}, {} openings, concurrency {}, load average {}",
+        "chess-match: {} vs {}, {}, {} openings{}, concurrency {}, load average {}",
         args.engine,
         args.opponent,
         args.tc,
         openings.len(),
+        if args.random_plies > 0 {
+            format!(" + {} random plies (seed {})", args.random_plies, args.seed)
+        } else {
+            String::new()
+        },
         args.concurrency,
         load_average()
     );
@@ -292,6 +277,7 @@ fn run(args: Args) -> Result<(), String> {
         let (engine_cmd, opponent_cmd) = (args.engine.clone(), args.opponent.clone());
         let (engine_opts, opponent_opts) = (engine_opts.clone(), opponent_opts.clone());
         let (pgn_path, state_path, max_pairs) = (args.pgn.clone(), args.state.clone(), args.pairs);
+        let (random_plies, seed) = (args.random_plies, args.seed);
         workers.push(thread::spawn(move || {
             let result = (|| -> Result<(), String> {
                 let mut ours = Engine::start(&engine_cmd, &engine_opts)?;
@@ -316,7 +302,11 @@ fn run(args: Args) -> Result<(), String> {
                     if state.lock().map_err(|_| "poisoned")?.done.contains(&pair) {
                         continue;
                     }
-                    let o = &openings[(pair as usize) % openings.len()];
+                    let o = openings[(pair as usize) % openings.len()].extended(
+                        random_plies,
+                        seed,
+                        pair,
+                    )?;
                     let first = game::play(
                         &o.start,
                         &o.moves,

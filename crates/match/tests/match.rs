@@ -103,6 +103,41 @@ fn plays_pairs_checkpoints_and_resumes() {
         .collect();
     let (ok, text) = run(&[&other[..], &["--pairs", "2", "--resume"]].concat());
     assert!(!ok && text.contains("the state of another match"), "{text}");
+
+    // Random plies after the book's opening: both games of a pair start alike, and the seed
+    // chooses the moves.
+    let opening_of = |seed: &str| {
+        let (ok, text) = run(&[
+            &common[..],
+            &["--pairs", "1", "--random-plies", "3", "--seed", seed],
+        ]
+        .concat());
+        assert!(ok, "{text}");
+        assert!(text.contains("2 openings + 3 random plies"), "{text}");
+        let games = std::fs::read_to_string(&pgn).unwrap();
+        let starts: Vec<Vec<String>> = games
+            .split("[Event ")
+            .skip(1)
+            .map(|g| {
+                let moves: Vec<String> = g
+                    .lines()
+                    .skip(1)
+                    .filter(|l| !l.starts_with('[') && !l.is_empty())
+                    .flat_map(|l| l.split_whitespace().map(str::to_owned))
+                    .filter(|t| !t.ends_with('.'))
+                    .take(5)
+                    .collect();
+                moves
+            })
+            .collect();
+        assert_eq!(starts.len(), 2, "{games}");
+        assert_eq!(starts[0], starts[1], "{games}");
+        assert_eq!(starts[0][..2], ["e4", "e5"], "{games}");
+        starts[0].clone()
+    };
+    let a = opening_of("5");
+    assert_eq!(a, opening_of("5"));
+    assert_ne!(a, opening_of("6"));
     std::fs::remove_dir_all(&dir).ok();
 }
 
