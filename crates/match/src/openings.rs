@@ -3,11 +3,14 @@
 //! count does not play the same games again once the book comes round.
 
 use chess_rules::Position;
+use chess_search::SplitMix64;
 
 /// One opening: a start position and moves from it.
 pub struct Opening {
     pub start: Position,
     pub moves: Vec<String>,
+    /// The position the moves lead to.
+    end: Position,
 }
 
 pub fn book(text: &str) -> Result<Vec<Opening>, String> {
@@ -17,10 +20,10 @@ pub fn book(text: &str) -> Result<Vec<Opening>, String> {
         if line.is_empty() {
             continue;
         }
-        let (start, moves) = if line.contains('/') {
+        let (start, moves, end) = if line.contains('/') {
             let p = Position::from_fen(line)
                 .map_err(|e| format!("book line {}: {line:?}: {e}", n + 1))?;
-            (p, Vec::new())
+            (p.clone(), Vec::new(), p)
         } else {
             let mut p = Position::startpos();
             let moves: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
@@ -30,9 +33,9 @@ pub fn book(text: &str) -> Result<Vec<Opening>, String> {
                     .map_err(|e| format!("book line {}: {m}: {e}", n + 1))?;
                 p.play_unchecked(mv);
             }
-            (Position::startpos(), moves)
+            (Position::startpos(), moves, p)
         };
-        out.push(Opening { start, moves });
+        out.push(Opening { start, moves, end });
     }
     if out.is_empty() {
         return Err("the opening book has no openings".into());
@@ -45,14 +48,9 @@ impl Opening {
     /// index, that leave the game going (the side to move has a move). The same pair always
     /// gets the same extension, so a resumed match replays nothing differently.
     pub fn extended(&self, plies: u32, seed: u64, pair: u64) -> Result<Opening, String> {
-        let mut rng = SplitMix(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut base = self.start.clone();
-        for m in &self.moves {
-            let mv = base.parse_uci(m).map_err(|e| format!("{m}: {e}"))?;
-            base.play_unchecked(mv);
-        }
+        let mut rng = SplitMix64::new(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         for _ in 0..64 {
-            let mut pos = base.clone();
+            let mut pos = self.end.clone();
             let mut moves = self.moves.clone();
             for _ in 0..plies {
                 let legal = pos.legal_moves();
@@ -67,6 +65,7 @@ impl Opening {
                 return Ok(Opening {
                     start: self.start.clone(),
                     moves,
+                    end: pos,
                 });
             }
         }
@@ -74,23 +73,6 @@ impl Opening {
             "no {plies} random plies after the opening {:?} leave the game going",
             self.moves.join(" ")
         ))
-    }
-}
-
-/// SplitMix64: small, seedable, and the same on every platform.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_nn::Network;
+use chess_search::EvalSource;
 
 pub use dataset::{Dataset, load_dataset};
 pub use model::{FT_LIMIT, FloatNet, sigmoid};
@@ -194,12 +195,14 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
 
 /// The float weights of `--init`'s network, checked against `--hidden`.
 fn initial_network(init: &str, hidden: usize) -> Result<FloatNet, Error> {
-    let net = if init == "default" {
-        Network::clone(&Network::default_network())
-    } else {
-        Network::load(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?
+    let source =
+        EvalSource::from_option(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?;
+    let EvalSource::Network(net) = source else {
+        return Err(Error::Usage(format!(
+            "--init {init:?}: the hand-written evaluation has no weights to train"
+        )));
     };
-    let parts = net.into_parts();
+    let parts = Network::clone(&net).into_parts();
     if parts.hidden != hidden {
         return Err(Error::Usage(format!(
             "--init {init:?} has hidden size {}, not --hidden {hidden}",
