@@ -112,12 +112,12 @@ pub struct GpuBatch {
     done: VecDeque<(Ticket, Vec<i32>)>,
     next_ticket: u64,
     max_batch: usize,
-    /// Constant part of the params uniform: half hidden, QA, QA * QB, SCALE, output bias.
+    /// Constant part of the params uniform: half hidden, QA, QA * QB, SCALE, output buckets.
     half_hidden: u32,
     qa: i32,
     qa_qb: i32,
     scale: i32,
-    out_bias: i32,
+    buckets: u32,
     device_errors: Arc<Mutex<Option<String>>>,
     /// `wgpu: <adapter>`, for logs.
     name: String,
@@ -219,8 +219,11 @@ impl GpuBatch {
             contents: bytemuck::cast_slice(&pack_i16(net.ft_weights())),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        // Biases, then each bucket's output weights (H words: 2H values), then the buckets'
+        // output biases, one i32 a word.
         let mut head = pack_i16(net.ft_biases());
         head.extend(pack_i16(net.out_weights()));
+        head.extend(net.out_biases().iter().map(|&b| b as u32));
         let head = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("head"),
             contents: bytemuck::cast_slice(&head),
@@ -300,7 +303,7 @@ impl GpuBatch {
             qa: net.qa(),
             qa_qb: net.qa() * net.qb(),
             scale: net.scale(),
-            out_bias: net.out_bias(),
+            buckets: net.buckets() as u32,
             device_errors: opened.errors,
             name: format!("wgpu: {}", opened.adapter),
             scratch: Vec::new(),
@@ -458,7 +461,7 @@ impl GpuBatch {
                 self.qa as u32,
                 self.qa_qb as u32,
                 self.scale as u32,
-                self.out_bias as u32,
+                self.buckets,
                 0,
             ];
             self.queue

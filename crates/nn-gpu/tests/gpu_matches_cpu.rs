@@ -160,6 +160,36 @@ fn every_batch_size_including_more_than_the_maximum() {
     }
 }
 
+/// Output buckets (format version 2): each position takes the weights and bias of its piece
+/// count's bucket on the GPU as on the CPU, for every bucket.
+#[test]
+fn output_buckets_like_the_cpu() {
+    let positions = support::positions(21, 6000);
+    let mut seen = [false; 16];
+    for p in &positions {
+        seen[chess_nn::output_bucket(p.occupied().count() as usize, 8)] = true;
+    }
+    assert!(seen[..8].iter().all(|&s| s), "buckets covered: {seen:?}");
+    let batch = support::batch_of(&positions);
+    for (seed, hidden, buckets, ranges) in [
+        (31, 256, 8, REALISTIC),
+        (32, 64, 16, LARGE),
+        (33, 32, 3, EXTREME),
+    ] {
+        let net = support::network_with_buckets(seed, hidden, buckets, ranges);
+        let Some(mut gpu) = support::gpu(&net, &GpuOptions::default()) else {
+            return;
+        };
+        let mut out = vec![0; batch.len()];
+        gpu.evaluate(&batch, &mut out).unwrap();
+        assert_same(
+            &format!("H = {hidden}, {buckets} buckets"),
+            &out,
+            &cpu_scores(&net, &batch),
+        );
+    }
+}
+
 #[test]
 fn hidden_sizes_from_16_to_1024() {
     for (seed, hidden) in [(5, 16), (6, 48), (7, 1024)] {

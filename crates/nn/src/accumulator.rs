@@ -146,7 +146,8 @@ impl MoveDelta {
     }
 }
 
-/// The first layer's output for both perspectives (white's and black's), `H` values each.
+/// The first layer's output for both perspectives (white's and black's), `H` values each,
+/// and the number of pieces on the board (which chooses the output bucket).
 ///
 /// An accumulator belongs to the network that built it (same hidden size, same weights).
 ///
@@ -167,12 +168,15 @@ pub struct Accumulator {
     hidden: usize,
     /// White's perspective, then black's.
     values: Box<[i16]>,
+    /// Pieces on the board, kings included.
+    pieces: u8,
 }
 
 impl fmt::Debug for Accumulator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Accumulator")
             .field("hidden", &self.hidden)
+            .field("pieces", &self.pieces)
             .finish_non_exhaustive()
     }
 }
@@ -184,7 +188,11 @@ impl Accumulator {
         let mut values = vec![0i16; 2 * h].into_boxed_slice();
         values[..h].copy_from_slice(net.ft_biases());
         values[h..].copy_from_slice(net.ft_biases());
-        Accumulator { hidden: h, values }
+        Accumulator {
+            hidden: h,
+            values,
+            pieces: 0,
+        }
     }
 
     /// The accumulators of `pos`, computed from scratch.
@@ -212,7 +220,14 @@ impl Accumulator {
                 net.hidden(),
                 &features[..n],
             );
+            self.pieces = n as u8;
         }
+    }
+
+    /// Pieces on the board, kings included (what [`Network::bucket`] takes).
+    #[inline]
+    pub fn pieces(&self) -> usize {
+        usize::from(self.pieces)
     }
 
     /// One perspective's `H` values.
@@ -243,6 +258,7 @@ impl Accumulator {
                 net.ft_row(usize::from(piece.feature(p))),
             );
         }
+        self.pieces = self.pieces.wrapping_add(1);
     }
 
     /// Takes a piece off the board.
@@ -254,6 +270,7 @@ impl Accumulator {
                 net.ft_row(usize::from(piece.feature(p))),
             );
         }
+        self.pieces = self.pieces.wrapping_sub(1);
     }
 
     /// Moves a piece from `piece.square` to `to`.
@@ -304,5 +321,9 @@ impl Accumulator {
                 &subs[..delta.removed().len()],
             );
         }
+        self.pieces = parent
+            .pieces
+            .wrapping_add(delta.n_added)
+            .wrapping_sub(delta.n_removed);
     }
 }

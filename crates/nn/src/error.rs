@@ -31,7 +31,9 @@ pub enum NetworkError {
     #[error("not a network file: magic {} where \"CHNN\" was expected", Magic(*found))]
     BadMagic { found: [u8; 4] },
     /// A format version this build does not read.
-    #[error("network format version {found} is not supported: this build reads version {expected}")]
+    #[error(
+        "network format version {found} is not supported: this build reads versions 1 to {expected}"
+    )]
     UnsupportedVersion { expected: u32, found: u32 },
     /// The header's input count is not the 768 of the version-1 feature set.
     #[error("network has {found} inputs where version 1 has {expected}")]
@@ -48,6 +50,9 @@ pub enum NetworkError {
         max: u32,
         found: u64,
     },
+    /// A version-2 header's output bucket count outside 1..=16.
+    #[error("network has {found} output buckets: expected 1 to {max}")]
+    BadBuckets { max: u32, found: u32 },
     /// A vector instruction set this CPU does not have was asked for.
     #[error("this CPU cannot run the {simd} kernels (it has: {available})")]
     SimdUnavailable {
@@ -56,10 +61,11 @@ pub enum NetworkError {
     },
     /// The file's length does not match its header.
     #[error(
-        "network file is {found} bytes long; its header (hidden size {hidden}) needs exactly {expected}"
+        "network file is {found} bytes long; its header (hidden size {hidden}, {buckets} output buckets) needs exactly {expected}"
     )]
     BadLength {
         hidden: u32,
+        buckets: u32,
         expected: usize,
         found: usize,
     },
@@ -68,11 +74,15 @@ pub enum NetworkError {
         "network checksum mismatch: the file says {expected:#018x}, its contents hash to {found:#018x} (corrupt file)"
     )]
     BadChecksum { expected: u64, found: u64 },
-    /// [`crate::NetworkParts`] whose arrays do not have the sizes the hidden size implies.
-    #[error("network part {part} has {found} values where hidden size {hidden} needs {expected}")]
+    /// [`crate::NetworkParts`] whose arrays do not have the sizes the hidden size and the
+    /// bucket count imply.
+    #[error(
+        "network part {part} has {found} values where hidden size {hidden} with {buckets} output buckets needs {expected}"
+    )]
     BadParts {
         part: &'static str,
         hidden: usize,
+        buckets: usize,
         expected: usize,
         found: usize,
     },

@@ -10,21 +10,32 @@ use crate::network::Network;
 use crate::simd;
 
 impl Network {
-    /// The output layer on two accumulators (each `H` values): centipawns for the side to
-    /// move, exactly as the type documentation defines it.
-    pub fn output(&self, stm: &[i16], nstm: &[i16]) -> i32 {
+    /// The output layer of bucket `bucket` (see [`Network::bucket`]) on two accumulators
+    /// (each `H` values): centipawns for the side to move, exactly as the type documentation
+    /// defines it.
+    pub fn output(&self, stm: &[i16], nstm: &[i16], bucket: usize) -> i32 {
         let h = self.hidden();
         assert!(
             stm.len() == h && nstm.len() == h,
             "accumulators of {h} values"
         );
+        assert!(
+            bucket < self.buckets(),
+            "bucket {bucket} of {}",
+            self.buckets()
+        );
         let qa = self.qa() as i16;
         let (simd, small) = (self.simd(), self.small_out());
-        let sum = simd::screlu_sum(simd, stm, &self.out_weights()[..h], qa, small).wrapping_add(
-            simd::screlu_sum(simd, nstm, &self.out_weights()[h..], qa, small),
-        );
+        let w = self.bucket_weights(bucket);
+        let sum = simd::screlu_sum(simd, stm, &w[..h], qa, small).wrapping_add(simd::screlu_sum(
+            simd,
+            nstm,
+            &w[h..],
+            qa,
+            small,
+        ));
         (sum / self.qa())
-            .wrapping_add(self.out_bias())
+            .wrapping_add(self.out_biases()[bucket])
             .wrapping_mul(self.scale())
             / (self.qa() * self.qb())
     }
@@ -32,7 +43,11 @@ impl Network {
     /// Evaluates from an accumulator pair kept for the position with `stm` to move.
     #[inline]
     pub fn evaluate_accumulator(&self, acc: &Accumulator, stm: Color) -> i32 {
-        self.output(acc.perspective(stm), acc.perspective(!stm))
+        self.output(
+            acc.perspective(stm),
+            acc.perspective(!stm),
+            self.bucket(acc.pieces()),
+        )
     }
 
     /// Evaluates a position from scratch (both accumulators refreshed): centipawns for the
@@ -43,7 +58,8 @@ impl Network {
     }
 
     /// Evaluates a position given as feature lists (side to move's first), as a batch
-    /// backend sees it. `scratch` is reused between calls (resized to `2H`).
+    /// backend sees it (the side to move's list has one feature per piece, so its length
+    /// chooses the bucket). `scratch` is reused between calls (resized to `2H`).
     pub fn evaluate_features(&self, stm: &[u16], nstm: &[u16], scratch: &mut Vec<i16>) -> i32 {
         let h = self.hidden();
         scratch.resize(2 * h, 0);
@@ -58,6 +74,6 @@ impl Network {
                 list,
             );
         }
-        self.output(&scratch[..h], &scratch[h..])
+        self.output(&scratch[..h], &scratch[h..], self.bucket(stm.len()))
     }
 }

@@ -7,7 +7,8 @@
 //!
 //! ```text
 //! features (768 per perspective) -> FT 768 x H (i16) -> accumulators (stm, nstm)
-//!     -> SCReLU: clamp(a, 0, QA)^2 -> output 2H x 1 -> centipawns for the side to move
+//!     -> SCReLU: clamp(a, 0, QA)^2 -> output 2H x 1 of the position's bucket (by the number
+//!     of pieces; one bucket in version-1 files) -> centipawns for the side to move
 //! ```
 //!
 //! The exact arithmetic is on [`Network`]; the feature encoding on [`feature_index`]; the file
@@ -48,7 +49,7 @@ pub use error::{BackendError, FeatureError, NetworkError};
 pub use features::{FeatureBatch, active_features, feature_index, for_each_feature};
 pub use network::{
     CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, MAX_QUANT, Network,
-    NetworkParts, file_len, fnv1a64,
+    NetworkParts, file_len, fnv1a64, header_len, output_bucket,
 };
 pub use simd::Simd;
 
@@ -60,8 +61,11 @@ pub const MAX_HIDDEN: usize = 1024;
 pub const HIDDEN_MULTIPLE: usize = 16;
 /// Most active features per perspective (32 pieces).
 pub const MAX_ACTIVE: usize = 32;
-/// The file format version this crate reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest file format version this crate reads and writes: version 2 adds output buckets
+/// to version 1, which stays the format of a network with one bucket (both are read).
+pub const FORMAT_VERSION: u32 = 2;
+/// The most output buckets a network may have.
+pub const MAX_BUCKETS: usize = 16;
 /// The first four bytes of a network file.
 pub const MAGIC: [u8; 4] = *b"CHNN";
 /// The activation clamp of the networks this project writes (files state their own).

@@ -9,9 +9,10 @@ use std::sync::{Arc, OnceLock};
 use sha2::{Digest, Sha256};
 
 use crate::error::NetworkError;
-use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_HIDDEN, Simd};
+use crate::{FORMAT_VERSION, HIDDEN_MULTIPLE, INPUTS, MAGIC, MAX_BUCKETS, MAX_HIDDEN, Simd};
 
-/// Bytes of the header: magic, then six `u32` (version, inputs, hidden, qa, qb, scale).
+/// Bytes of a version-1 header: magic, then six `u32` (version, inputs, hidden, qa, qb,
+/// scale). A version-2 header has one `u32` more, the output bucket count.
 pub const HEADER_BYTES: usize = 4 + 6 * 4;
 /// Bytes of the trailing checksum.
 pub const CHECKSUM_BYTES: usize = 8;
@@ -40,9 +41,46 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The size in bytes of a version-1 file with hidden size `hidden`.
-pub const fn file_len(hidden: usize) -> usize {
-    HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + CHECKSUM_BYTES
+/// The header's length: version 1 for one output bucket, version 2 (with the bucket count)
+/// for more.
+pub const fn header_len(buckets: usize) -> usize {
+    if buckets == 1 {
+        HEADER_BYTES
+    } else {
+        HEADER_BYTES + 4
+    }
+}
+
+/// The size in bytes of a file with hidden size `hidden` and `buckets` output buckets
+/// (version 1 when `buckets` is 1, else version 2).
+pub const fn file_len(hidden: usize, buckets: usize) -> usize {
+    header_len(buckets)
+        + 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden)
+        + 4 * buckets
+        + CHECKSUM_BYTES
+}
+
+/// The output bucket of a position with `pieces` pieces on the board (kings included) in a
+/// network of `buckets` buckets: `(pieces - 2) * buckets / 31`, with `pieces` taken within
+/// 2..=32, so the buckets split the 2 to 32 pieces evenly, fewest pieces in bucket 0 (with
+/// 8 buckets: 2-5 pieces, 6-9, ..., 30-32).
+///
+/// ```
+/// use chess_nn::output_bucket;
+/// assert_eq!(output_bucket(32, 1), 0);
+/// assert_eq!((output_bucket(2, 8), output_bucket(5, 8), output_bucket(6, 8)), (0, 0, 1));
+/// assert_eq!(output_bucket(32, 8), 7);
+/// ```
+#[inline]
+pub const fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    let p = if pieces < 2 {
+        2
+    } else if pieces > 32 {
+        32
+    } else {
+        pieces
+    };
+    (p - 2) * buckets / 31
 }
 
 /// A network's contents as plain arrays, for building one (a trainer, a generator, a test)
@@ -61,17 +99,22 @@ pub struct NetworkParts {
     pub ft_weights: Vec<i16>,
     /// `H`.
     pub ft_biases: Vec<i16>,
-    /// `2 * H`: the first `H` apply to the side to move's accumulator, the next `H` to the
-    /// other side's.
+    /// Output buckets: 1 to [`MAX_BUCKETS`]; a position uses bucket
+    /// [`output_bucket`]`(pieces, buckets)`.
+    pub buckets: usize,
+    /// `buckets * 2 * H`, bucket-major: bucket `b`'s `2H` weights at `b * 2H`, of which the
+    /// first `H` apply to the side to move's accumulator, the next `H` to the other side's.
     pub out_weights: Vec<i16>,
-    pub out_bias: i32,
+    /// `buckets`: one output bias per bucket.
+    pub out_biases: Vec<i32>,
 }
 
-/// An evaluation network (format version 1), validated and ready to evaluate.
+/// An evaluation network (format version 1, or 2 with output buckets), validated and ready
+/// to evaluate.
 ///
 /// ```text
 ///  side to move's 768 inputs ──► FT (768 -> H, i16) ──► acc_stm ─┐
-///                                                                ├─ SCReLU ─► out (2H -> 1) ─► cp
+///                                                                ├─ SCReLU ─► out[b] (2H -> 1) ─► cp
 ///  other side's  768 inputs ──► FT (same weights)   ──► acc_nstm ┘
 /// ```
 ///
@@ -79,10 +122,13 @@ pub struct NetworkParts {
 ///
 /// * `acc[j] = ft_biases[j] + sum over active features f of ft_weights[f * H + j]`, in `i16`
 ///   with wrapping addition, for each perspective.
-/// * For each of the `2H` values `a` of `acc_stm ++ acc_nstm` with its output weight `w`:
-///   `c = clamp(a as i32, 0, qa)`, `sum = sum + (c * w) * c` in `i32`, wrapping.
-/// * `eval = (sum / qa + out_bias) * scale / (qa * qb)` in `i32`, wrapping multiplication and
-///   addition, division truncating toward zero; centipawns for the side to move.
+/// * The output bucket `b` = [`output_bucket`]`(pieces on the board, buckets)` (always 0 with
+///   one bucket).
+/// * For each of the `2H` values `a` of `acc_stm ++ acc_nstm` with its output weight `w` of
+///   bucket `b`: `c = clamp(a as i32, 0, qa)`, `sum = sum + (c * w) * c` in `i32`, wrapping.
+/// * `eval = (sum / qa + out_biases[b]) * scale / (qa * qb)` in `i32`, wrapping
+///   multiplication and addition, division truncating toward zero; centipawns for the side to
+///   move.
 ///
 /// ```
 /// use chess_nn::Network;
@@ -101,8 +147,9 @@ pub struct Network {
     scale: i32,
     ft_weights: Vec<i16>,
     ft_biases: Vec<i16>,
+    buckets: usize,
     out_weights: Vec<i16>,
-    out_bias: i32,
+    out_biases: Vec<i32>,
     /// Every `|w| * qa <= 32767`: the output sum may multiply `c * w` in `i16`.
     small_out: bool,
     /// The vector instructions the kernels use: always one this CPU has.
@@ -117,7 +164,8 @@ impl PartialEq for Network {
             && self.qa == other.qa
             && self.qb == other.qb
             && self.scale == other.scale
-            && self.out_bias == other.out_bias
+            && self.buckets == other.buckets
+            && self.out_biases == other.out_biases
             && self.ft_biases == other.ft_biases
             && self.out_weights == other.out_weights
             && self.ft_weights == other.ft_weights
@@ -133,7 +181,7 @@ impl fmt::Debug for Network {
             .field("qa", &self.qa)
             .field("qb", &self.qb)
             .field("scale", &self.scale)
-            .field("out_bias", &self.out_bias)
+            .field("buckets", &self.buckets)
             .field("simd", &self.simd)
             .finish_non_exhaustive()
     }
@@ -150,6 +198,17 @@ fn check_hidden(hidden: u64) -> Result<usize, NetworkError> {
             multiple: HIDDEN_MULTIPLE as u32,
             max: MAX_HIDDEN as u32,
             found: u32::try_from(hidden).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+fn check_buckets(buckets: u64) -> Result<usize, NetworkError> {
+    if (1..=MAX_BUCKETS as u64).contains(&buckets) {
+        Ok(buckets as usize)
+    } else {
+        Err(NetworkError::BadBuckets {
+            max: MAX_BUCKETS as u32,
+            found: u32::try_from(buckets).unwrap_or(u32::MAX),
         })
     }
 }
@@ -172,11 +231,12 @@ struct Header {
     qa: i32,
     qb: i32,
     scale: i32,
+    buckets: usize,
 }
 
 impl Header {
-    /// Checks the first bytes of a file: length, magic, version, inputs, hidden size and
-    /// quantisation, in that order.
+    /// Checks the first bytes of a file: length, magic, version, inputs, hidden size,
+    /// quantisation and (version 2) output buckets, in that order.
     fn read(bytes: &[u8]) -> Result<Header, NetworkError> {
         let min = HEADER_BYTES + CHECKSUM_BYTES;
         if bytes.len() < min {
@@ -191,7 +251,7 @@ impl Header {
         }
         let mut r = Reader { bytes, at: 4 };
         let version = r.u32();
-        if version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(NetworkError::UnsupportedVersion {
                 expected: FORMAT_VERSION,
                 found: version,
@@ -209,11 +269,18 @@ impl Header {
         let qb = check_quant("qb", i64::from(r.u32()))?;
         let scale = check_quant("scale", i64::from(r.u32()))?;
         debug_assert_eq!(r.at, HEADER_BYTES);
+        // The shortest file (header and checksum) has room for the bucket count.
+        let buckets = if version == 1 {
+            1
+        } else {
+            check_buckets(u64::from(r.u32()))?
+        };
         Ok(Header {
             hidden,
             qa,
             qb,
             scale,
+            buckets,
         })
     }
 }
@@ -235,6 +302,10 @@ impl Reader<'_> {
         self.u32() as i32
     }
 
+    fn i32s(&mut self, n: usize) -> Vec<i32> {
+        (0..n).map(|_| self.i32()).collect()
+    }
+
     fn i16s(&mut self, n: usize) -> Vec<i16> {
         let end = self.at + 2 * n;
         let v = self.bytes[self.at..end]
@@ -253,15 +324,18 @@ impl Network {
         let qa = check_quant("qa", i64::from(parts.qa))?;
         let qb = check_quant("qb", i64::from(parts.qb))?;
         let scale = check_quant("scale", i64::from(parts.scale))?;
+        let buckets = check_buckets(parts.buckets as u64)?;
         for (part, found, expected) in [
             ("ft_weights", parts.ft_weights.len(), INPUTS * hidden),
             ("ft_biases", parts.ft_biases.len(), hidden),
-            ("out_weights", parts.out_weights.len(), 2 * hidden),
+            ("out_weights", parts.out_weights.len(), buckets * 2 * hidden),
+            ("out_biases", parts.out_biases.len(), buckets),
         ] {
             if found != expected {
                 return Err(NetworkError::BadParts {
                     part,
                     hidden,
+                    buckets,
                     expected,
                     found,
                 });
@@ -278,8 +352,9 @@ impl Network {
             scale,
             ft_weights: parts.ft_weights,
             ft_biases: parts.ft_biases,
+            buckets,
             out_weights: parts.out_weights,
-            out_bias: parts.out_bias,
+            out_biases: parts.out_biases,
             small_out,
             simd: Simd::detect(),
         })
@@ -294,8 +369,9 @@ impl Network {
             scale: self.scale,
             ft_weights: self.ft_weights,
             ft_biases: self.ft_biases,
+            buckets: self.buckets,
             out_weights: self.out_weights,
-            out_bias: self.out_bias,
+            out_biases: self.out_biases,
         }
     }
 
@@ -342,15 +418,35 @@ impl Network {
         &self.ft_biases
     }
 
-    /// `2 * H`: side to move's half first.
+    /// Output buckets (1 in a version-1 file).
+    #[inline]
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The output bucket of a position with `pieces` pieces on the board.
+    #[inline]
+    pub fn bucket(&self, pieces: usize) -> usize {
+        output_bucket(pieces, self.buckets)
+    }
+
+    /// `buckets * 2 * H`, bucket-major; in each bucket the side to move's half first.
     #[inline]
     pub fn out_weights(&self) -> &[i16] {
         &self.out_weights
     }
 
+    /// Bucket `bucket`'s `2H` output weights, side to move's half first.
     #[inline]
-    pub fn out_bias(&self) -> i32 {
-        self.out_bias
+    pub fn bucket_weights(&self, bucket: usize) -> &[i16] {
+        let n = 2 * self.hidden;
+        &self.out_weights[bucket * n..(bucket + 1) * n]
+    }
+
+    /// One output bias per bucket.
+    #[inline]
+    pub fn out_biases(&self) -> &[i32] {
+        &self.out_biases
     }
 
     /// Feature `f`'s `H` weights.
@@ -361,28 +457,31 @@ impl Network {
 
     // ----- the file -----
 
-    /// The file's bytes (version 1, little-endian):
+    /// The file's bytes (little-endian): version 1 for a network of one output bucket, so
+    /// that such a network keeps its file and its name, version 2 for more.
     ///
     /// ```text
     /// offset  size        field
     ///      0  4           magic "CHNN"
-    ///      4  4           u32 version = 1
+    ///      4  4           u32 version (1 or 2)
     ///      8  4           u32 inputs = 768
     ///     12  4           u32 hidden H
     ///     16  4           u32 qa
     ///     20  4           u32 qb
     ///     24  4           u32 scale
-    ///     28  2*768*H     i16 ft_weights, feature-major
+    ///    (28  4           u32 buckets B, version 2 only; B = 1 in version 1)
+    ///         2*768*H     i16 ft_weights, feature-major
     ///         2*H         i16 ft_biases
-    ///         2*2H        i16 out_weights (side to move's H, then the other side's H)
-    ///         4           i32 out_bias
+    ///         2*B*2H      i16 out_weights, bucket-major (each: side to move's H, the other's H)
+    ///         4*B         i32 out_biases
     ///         8           u64 FNV-1a 64 of every byte before it
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(file_len(self.hidden));
+        let mut b = Vec::with_capacity(file_len(self.hidden, self.buckets));
         b.extend_from_slice(&MAGIC);
+        let version = if self.buckets == 1 { 1 } else { FORMAT_VERSION };
         for v in [
-            FORMAT_VERSION,
+            version,
             INPUTS as u32,
             self.hidden as u32,
             self.qa as u32,
@@ -391,15 +490,20 @@ impl Network {
         ] {
             b.extend_from_slice(&v.to_le_bytes());
         }
+        if version != 1 {
+            b.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+        }
         for part in [&self.ft_weights, &self.ft_biases, &self.out_weights] {
             for v in part.iter() {
                 b.extend_from_slice(&v.to_le_bytes());
             }
         }
-        b.extend_from_slice(&self.out_bias.to_le_bytes());
+        for v in &self.out_biases {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
         let sum = fnv1a64(&b);
         b.extend_from_slice(&sum.to_le_bytes());
-        debug_assert_eq!(b.len(), file_len(self.hidden));
+        debug_assert_eq!(b.len(), file_len(self.hidden, self.buckets));
         b
     }
 
@@ -407,18 +511,25 @@ impl Network {
     /// checksum in that order.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         let header = Header::read(bytes)?;
-        let (hidden, qa, qb, scale) = (header.hidden, header.qa, header.qb, header.scale);
-        let expected = file_len(hidden);
+        let (hidden, qa, qb, scale, buckets) = (
+            header.hidden,
+            header.qa,
+            header.qb,
+            header.scale,
+            header.buckets,
+        );
+        let expected = file_len(hidden, buckets);
         if bytes.len() != expected {
             return Err(NetworkError::BadLength {
                 hidden: hidden as u32,
+                buckets: buckets as u32,
                 expected,
                 found: bytes.len(),
             });
         }
         let mut r = Reader {
             bytes,
-            at: HEADER_BYTES,
+            at: header_len(buckets),
         };
         let body = &bytes[..expected - CHECKSUM_BYTES];
         let stored = u64::from_le_bytes(bytes[expected - CHECKSUM_BYTES..].try_into().unwrap());
@@ -431,8 +542,8 @@ impl Network {
         }
         let ft_weights = r.i16s(INPUTS * hidden);
         let ft_biases = r.i16s(hidden);
-        let out_weights = r.i16s(2 * hidden);
-        let out_bias = r.i32();
+        let out_weights = r.i16s(buckets * 2 * hidden);
+        let out_biases = r.i32s(buckets);
         Network::from_parts(NetworkParts {
             hidden,
             qa,
@@ -440,14 +551,16 @@ impl Network {
             scale,
             ft_weights,
             ft_biases,
+            buckets,
             out_weights,
-            out_bias,
+            out_biases,
         })
     }
 
     /// Reads a network file. Only a regular file is opened (a device such as `/dev/zero` or
     /// a pipe could be read forever), and its length is checked against its header before
-    /// the rest is read, so a load reads at most [`file_len`]`(`[`MAX_HIDDEN`]`)` bytes.
+    /// the rest is read, so a load reads at most
+    /// [`file_len`]`(`[`MAX_HIDDEN`]`, `[`MAX_BUCKETS`]`)` bytes.
     pub fn load(path: impl AsRef<Path>) -> Result<Network, NetworkError> {
         let path = path.as_ref();
         let io = |source| NetworkError::Io {
@@ -471,10 +584,11 @@ impl Network {
         let head = (HEADER_BYTES + CHECKSUM_BYTES) as u64;
         (&file).take(head).read_to_end(&mut bytes).map_err(io)?;
         let header = Header::read(&bytes)?;
-        let expected = file_len(header.hidden);
+        let expected = file_len(header.hidden, header.buckets);
         if found != expected {
             return Err(NetworkError::BadLength {
                 hidden: header.hidden as u32,
+                buckets: header.buckets as u32,
                 expected,
                 found,
             });

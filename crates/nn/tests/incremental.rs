@@ -16,12 +16,17 @@ fn networks() -> Vec<(&'static str, Network)> {
         // Full-range weights: sums wrap, the output takes the i32 path.
         (
             "random wide",
-            random_network(7, 64, 32_767, 32_767, (255, 64, 400)),
+            random_network(7, (64, 1), 32_767, 32_767, (255, 64, 400)),
         ),
         // Small weights, other quantisation constants from the header.
         (
             "random small",
-            random_network(8, 32, 40, 100, (127, 32, 600)),
+            random_network(8, (32, 1), 40, 100, (127, 32, 600)),
+        ),
+        // Output buckets (format version 2): the piece count must follow every capture.
+        (
+            "random bucketed",
+            random_network(9, (48, 8), 200, 100, (255, 64, 400)),
         ),
     ]
 }

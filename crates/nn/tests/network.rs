@@ -5,14 +5,18 @@ mod common;
 #[allow(dead_code)]
 use chess_nn::{
     CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, Network,
-    NetworkError, NetworkParts, file_len, fnv1a64,
+    NetworkError, NetworkParts, file_len, fnv1a64, output_bucket,
 };
 use chess_rules::Position;
 use common::random_network;
 use sha2::{Digest, Sha256};
 
 fn small() -> Network {
-    random_network(1, 32, 100, 100, (255, 64, 400))
+    random_network(1, (32, 1), 100, 100, (255, 64, 400))
+}
+
+fn bucketed() -> Network {
+    random_network(2, (32, 8), 100, 100, (255, 64, 400))
 }
 
 /// Rewrites a header field (a `u32` at `offset`) and fixes the checksum, so that only the
@@ -34,7 +38,7 @@ fn reseal(b: &mut [u8]) {
 fn round_trip_through_bytes_and_files() {
     let net = small();
     let bytes = net.to_bytes();
-    assert_eq!(bytes.len(), file_len(32));
+    assert_eq!(bytes.len(), file_len(32, 1));
     assert_eq!(&bytes[..4], b"CHNN");
     assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
 
@@ -48,6 +52,12 @@ fn round_trip_through_bytes_and_files() {
 
     let parts = net.clone().into_parts();
     assert_eq!(Network::from_parts(parts).unwrap(), net);
+
+    let net = bucketed();
+    let bytes = net.to_bytes();
+    assert_eq!(bytes.len(), file_len(32, 8));
+    assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+    assert_eq!(Network::from_parts(net.clone().into_parts()).unwrap(), net);
 }
 
 #[test]
@@ -59,7 +69,18 @@ fn the_header_is_as_documented() {
         [1, 768, 32, 255, 64, 400]
     );
     assert_eq!(HEADER_BYTES, 28);
-    assert_eq!(file_len(256), 28 + 2 * (768 * 256 + 256 + 512) + 4 + 8);
+    assert_eq!(file_len(256, 1), 28 + 2 * (768 * 256 + 256 + 512) + 4 + 8);
+    // Version 2: the bucket count after the scale, then B sets of output weights and biases.
+    let b = bucketed().to_bytes();
+    let field = |i: usize| u32::from_le_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap());
+    assert_eq!(
+        (0..7).map(field).collect::<Vec<_>>(),
+        [2, 768, 32, 255, 64, 400, 8]
+    );
+    assert_eq!(
+        file_len(256, 8),
+        32 + 2 * (768 * 256 + 256 + 8 * 512) + 4 * 8 + 8
+    );
     let n = b.len();
     assert_eq!(
         u64::from_le_bytes(b[n - 8..].try_into().unwrap()),
@@ -91,17 +112,40 @@ fn every_corruption_has_its_error() {
         r#"not a network file: magic "PK\x03\x04" where "CHNN" was expected"#
     );
 
-    let e = err(&with_field(&good, 4, 2));
+    let e = err(&with_field(&good, 4, 3));
     assert!(matches!(
         e,
         NetworkError::UnsupportedVersion {
-            expected: 1,
-            found: 2
+            expected: 2,
+            found: 3
         }
     ));
     assert_eq!(
         e.to_string(),
-        "network format version 2 is not supported: this build reads version 1"
+        "network format version 3 is not supported: this build reads versions 1 to 2"
+    );
+
+    // Version 2's bucket count.
+    let good2 = bucketed().to_bytes();
+    for bad in [0, 17] {
+        let e = err(&with_field(&good2, 28, bad));
+        assert!(
+            matches!(e, NetworkError::BadBuckets { max: 16, found } if found == bad),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        err(&with_field(&good2, 28, 0)).to_string(),
+        "network has 0 output buckets: expected 1 to 16"
+    );
+    let e = err(&with_field(&good2, 28, 4));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "network file is {} bytes long; its header (hidden size 32, 4 output buckets) needs exactly {}",
+            good2.len(),
+            file_len(32, 4)
+        )
     );
 
     let e = err(&with_field(&good, 8, 769));
@@ -157,7 +201,7 @@ fn every_corruption_has_its_error() {
     assert_eq!(
         e.to_string(),
         format!(
-            "network file is {} bytes long; its header (hidden size 32) needs exactly {}",
+            "network file is {} bytes long; its header (hidden size 32, 1 output buckets) needs exactly {}",
             good.len() - 1,
             good.len()
         )
@@ -193,8 +237,20 @@ fn parts_are_checked() {
     let e = Network::from_parts(parts).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "network part ft_biases has 31 values where hidden size 32 needs 32"
+        "network part ft_biases has 31 values where hidden size 32 with 1 output buckets needs 32"
     );
+    let mut parts = bucketed().into_parts();
+    parts.out_biases.pop();
+    assert_eq!(
+        Network::from_parts(parts).unwrap_err().to_string(),
+        "network part out_biases has 7 values where hidden size 32 with 8 output buckets needs 8"
+    );
+    let e = Network::from_parts(NetworkParts {
+        buckets: 0,
+        ..small().into_parts()
+    })
+    .unwrap_err();
+    assert!(matches!(e, NetworkError::BadBuckets { found: 0, .. }));
     let e = Network::from_parts(NetworkParts {
         qa: 0,
         ..small().into_parts()
@@ -215,7 +271,7 @@ fn files_are_named_by_their_content_hash() {
     assert_eq!(net.file_name(), format!("chnn-{}.nnue", &hex[..12]));
 
     let mut parts = net.clone().into_parts();
-    parts.out_bias += 1;
+    parts.out_biases[0] += 1;
     let other = Network::from_parts(parts).unwrap();
     assert_ne!(other.content_hash(), net.content_hash());
 }
@@ -330,4 +386,58 @@ fn only_regular_files_of_the_header_size_are_read() {
         .unwrap();
     assert_eq!(load_within_10s(&huge).unwrap(), net);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each position is scored by the output weights and bias of its bucket, chosen by the number
+/// of pieces on the board: changing one bucket's bias moves exactly the positions of that
+/// bucket.
+#[test]
+fn the_piece_count_chooses_the_output_bucket() {
+    let net = bucketed();
+    let fens = [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            32,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            32,
+        ),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 10),
+        ("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", 3),
+    ];
+    for (fen, pieces) in fens {
+        let pos = Position::from_fen(fen).unwrap();
+        let acc = chess_nn::Accumulator::from_position(&net, &pos);
+        assert_eq!(acc.pieces(), pieces, "{fen}");
+        let bucket = output_bucket(pieces, 8);
+        assert_eq!(net.bucket(pieces), bucket);
+        assert_eq!(
+            net.evaluate(&pos),
+            net.output(
+                acc.perspective(pos.turn()),
+                acc.perspective(!pos.turn()),
+                bucket
+            ),
+            "{fen}"
+        );
+        // Only this bucket's bias moves this position's score.
+        for b in 0..8 {
+            let mut parts = net.clone().into_parts();
+            parts.out_biases[b] += 64 * 255 * 10;
+            let moved = Network::from_parts(parts).unwrap();
+            assert_eq!(
+                moved.evaluate(&pos) != net.evaluate(&pos),
+                b == bucket,
+                "{fen}: bucket {b}"
+            );
+        }
+    }
+    assert_eq!(
+        (0..=32).map(|p| output_bucket(p, 8)).collect::<Vec<_>>(),
+        [
+            0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6,
+            6, 7, 7, 7
+        ]
+    );
 }

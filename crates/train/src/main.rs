@@ -41,6 +41,13 @@ fn check(cfg: &TrainConfig) -> Result<(), chess_train::Error> {
             chess_nn::MAX_HIDDEN
         )));
     }
+    if !(1..=chess_nn::MAX_BUCKETS).contains(&cfg.buckets) {
+        return Err(Usage(format!(
+            "--buckets {}: must be 1 to {}",
+            cfg.buckets,
+            chess_nn::MAX_BUCKETS
+        )));
+    }
     if !(0.0..=1.0).contains(&cfg.wdl) {
         return Err(Usage(format!("--wdl {}: must be between 0 and 1", cfg.wdl)));
     }

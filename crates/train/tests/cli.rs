@@ -162,6 +162,54 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         out.status.code() == Some(2) && err.contains("hidden size 32, not --hidden 64"),
         "{err}"
     );
+    // --buckets: the one output layer copied into eight buckets evaluates as before.
+    let bucketed = dir.join("bucketed.nnue");
+    let log = ok(&bin(&[
+        "train",
+        "--data",
+        file.to_str().unwrap(),
+        "--out",
+        bucketed.to_str().unwrap(),
+        "--hidden",
+        "32",
+        "--buckets",
+        "8",
+        "--epochs",
+        "1",
+        "--lr",
+        "1e-9",
+        "--init",
+        net_path.to_str().unwrap(),
+    ]));
+    assert!(log.contains("starting from"), "{log}");
+    let eight = chess_nn::Network::load(&bucketed).expect("the network loads");
+    assert_eq!(eight.buckets(), 8);
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(eight.evaluate(&pos), trained.evaluate(&pos), "{fen}");
+    }
+    // ... but a network of eight buckets cannot start one of four.
+    let out = bin(&[
+        "train",
+        "--data",
+        file.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--hidden",
+        "32",
+        "--buckets",
+        "4",
+        "--init",
+        bucketed.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("has 8 output buckets, not --buckets 4"),
+        "{err}"
+    );
     let out = from(dir.join("missing.nnue").to_str().unwrap(), "32");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -204,6 +252,10 @@ fn bad_arguments_give_clear_errors() {
     let out = bin(&["train", "--data", "x", "--out", "y", "--hidden", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--hidden 100"));
+
+    let out = bin(&["train", "--data", "x", "--out", "y", "--buckets", "17"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--buckets 17: must be 1 to 16"));
 
     let out = bin(&["train", "--data", "x", "--out", "y", "--validation", "0.5"]);
     assert_eq!(out.status.code(), Some(2));

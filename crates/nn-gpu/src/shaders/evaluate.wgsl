@@ -24,14 +24,17 @@ struct Params {
     // QA * QB, the final divisor.
     qa_qb: i32,
     scale: i32,
-    out_bias: i32,
+    // Output buckets B (1 for a version-1 network).
+    buckets: u32,
     _pad: u32,
 }
 
 // [feature * half_hidden + pair]: feature-transformer weights, two i16 per word.
 @group(0) @binding(0) var<storage, read> ft_weights: array<u32>;
-// [0, half_hidden): feature-transformer biases; then half_hidden words of output weights for
-// the side to move's accumulator, then half_hidden for the other side's. Two i16 per word.
+// [0, half_hidden): feature-transformer biases, two i16 per word; then for each bucket b,
+// from half_hidden * (1 + 2b): half_hidden words of output weights for the side to move's
+// accumulator, then half_hidden for the other side's, two i16 per word; then, from
+// half_hidden * (1 + 2B), the B output biases, one i32 per word.
 @group(0) @binding(1) var<storage, read> head: array<u32>;
 // [0, 2 * positions + 1): bounds. Position p's side-to-move features are the indices
 // [bounds[2p], bounds[2p+1]), the other side's [bounds[2p+1], bounds[2p+2]).
@@ -94,6 +97,10 @@ fn evaluate(
     workgroupBarrier();
 
     let half_h = params.half_hidden;
+    // The output bucket, from the number of pieces (one side-to-move feature each), as
+    // chess_nn::output_bucket: (clamp(pieces, 2, 32) - 2) * B / 31.
+    let bucket = (clamp(other_start - stm_start, 2u, 32u) - 2u) * params.buckets / 31u;
+    let out_base = half_h * (1u + 2u * bucket);
     var sum = 0i;
     for (var pair = lid; pair < half_h; pair += WORKGROUP_SIZE) {
         let bias = head[pair];
@@ -117,8 +124,8 @@ fn evaluate(
                 other_hi += high_i16(w);
             }
         }
-        let w_stm = head[half_h + pair];
-        let w_other = head[2u * half_h + pair];
+        let w_stm = head[out_base + pair];
+        let w_other = head[out_base + half_h + pair];
         sum += screlu(wrap_i16(stm_lo), low_i16(w_stm));
         sum += screlu(wrap_i16(stm_hi), high_i16(w_stm));
         sum += screlu(wrap_i16(other_lo), low_i16(w_other));
@@ -136,6 +143,7 @@ fn evaluate(
 
     if lid == 0u {
         // i32 division truncates toward zero, as in Rust.
-        scores[pos] = (partial[0] / params.qa + params.out_bias) * params.scale / params.qa_qb;
+        let out_bias = bitcast<i32>(head[half_h * (1u + 2u * params.buckets) + bucket]);
+        scores[pos] = (partial[0] / params.qa + out_bias) * params.scale / params.qa_qb;
     }
 }

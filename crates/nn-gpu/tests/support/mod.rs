@@ -57,6 +57,11 @@ pub const EXTREME: Ranges = Ranges {
 };
 
 pub fn network(seed: u64, hidden: usize, r: Ranges) -> Arc<Network> {
+    network_with_buckets(seed, hidden, 1, r)
+}
+
+/// A network with `buckets` output buckets (format version 2 when more than one).
+pub fn network_with_buckets(seed: u64, hidden: usize, buckets: usize, r: Ranges) -> Arc<Network> {
     let mut rng = Rng::new(seed);
     let mut fill = |n: usize, (lo, hi): (i16, i16)| -> Vec<i16> {
         (0..n)
@@ -65,8 +70,10 @@ pub fn network(seed: u64, hidden: usize, r: Ranges) -> Arc<Network> {
     };
     let ft_weights = fill(768 * hidden, r.ft);
     let ft_biases = fill(hidden, r.bias);
-    let out_weights = fill(2 * hidden, r.out);
-    let out_bias = rng.range(i64::from(r.out_bias.0), i64::from(r.out_bias.1)) as i32;
+    let out_weights = fill(buckets * 2 * hidden, r.out);
+    let out_biases = (0..buckets)
+        .map(|_| rng.range(i64::from(r.out_bias.0), i64::from(r.out_bias.1)) as i32)
+        .collect();
     let parts = NetworkParts {
         hidden,
         qa: r.qa,
@@ -74,8 +81,9 @@ pub fn network(seed: u64, hidden: usize, r: Ranges) -> Arc<Network> {
         scale: r.scale,
         ft_weights,
         ft_biases,
+        buckets,
         out_weights,
-        out_bias,
+        out_biases,
     };
     Arc::new(Network::from_parts(parts).expect("valid test network"))
 }

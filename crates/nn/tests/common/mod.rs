@@ -30,11 +30,11 @@ impl Rng {
     }
 }
 
-/// A random network. Large `ft_range`/`out_range` make the sums wrap and the output take the
-/// general (`i32`) path.
+/// A random network with `buckets` output buckets. Large `ft_range`/`out_range` make the sums
+/// wrap and the output take the general (`i32`) path.
 pub fn random_network(
     seed: u64,
-    hidden: usize,
+    (hidden, buckets): (usize, usize),
     ft_range: i32,
     out_range: i32,
     (qa, qb, scale): (i32, i32, i32),
@@ -47,8 +47,11 @@ pub fn random_network(
         scale,
         ft_weights: (0..INPUTS * hidden).map(|_| rng.i16(ft_range)).collect(),
         ft_biases: (0..hidden).map(|_| rng.i16(ft_range)).collect(),
-        out_weights: (0..2 * hidden).map(|_| rng.i16(out_range)).collect(),
-        out_bias: rng.next() as i32 % 100_000,
+        buckets,
+        out_weights: (0..buckets * 2 * hidden)
+            .map(|_| rng.i16(out_range))
+            .collect(),
+        out_biases: (0..buckets).map(|_| rng.next() as i32 % 100_000).collect(),
     })
     .unwrap()
 }

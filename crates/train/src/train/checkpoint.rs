@@ -3,23 +3,25 @@
 
 use std::path::Path;
 
-use chess_nn::INPUTS;
+use chess_nn::{INPUTS, MAX_BUCKETS, MAX_HIDDEN};
 
 use super::model::FloatNet;
 use super::optimiser::{Adam, Trainer};
 use crate::Error;
 
 const CKPT_MAGIC: [u8; 4] = *b"CHTC";
-const CKPT_VERSION: u32 = 1;
+/// Version 2 adds the output bucket count; version 1 (one bucket) is still read.
+const CKPT_VERSION: u32 = 2;
 
 impl Trainer {
-    /// Checkpoint file: `CHTC`, version u32, hidden u32, epochs done u32, Adam step u64,
-    /// then the weights, Adam's first and second moments (each `ft_w, ft_b, out_w, out_b`)
-    /// as little-endian f32.
+    /// Checkpoint file: `CHTC`, version u32 (2), hidden u32, output buckets u32, epochs done
+    /// u32, Adam step u64, then the weights, Adam's first and second moments (each `ft_w,
+    /// ft_b, out_w, out_b`) as little-endian f32. (Version 1 had no bucket count: one.)
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = CKPT_MAGIC.to_vec();
         out.extend_from_slice(&CKPT_VERSION.to_le_bytes());
         out.extend_from_slice(&(self.net.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&(self.net.buckets as u32).to_le_bytes());
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.adam.step.to_le_bytes());
         for net in [&self.net, &self.adam.m, &self.adam.v] {
@@ -27,7 +29,6 @@ impl Trainer {
                 arr.iter()
                     .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
             }
-            out.extend_from_slice(&net.out_b.to_le_bytes());
         }
         out
     }
@@ -41,24 +42,33 @@ impl Trainer {
             return Err(bad("not a chess-train checkpoint".into()));
         }
         let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
-        if u32_at(4) != CKPT_VERSION {
+        let version = u32_at(4);
+        if !(1..=CKPT_VERSION).contains(&version) {
             return Err(bad(format!(
-                "checkpoint version {}, expected {CKPT_VERSION}",
-                u32_at(4)
+                "checkpoint version {version}, expected 1 to {CKPT_VERSION}"
             )));
         }
-        let hidden = u32_at(8) as usize;
-        let epoch = u32_at(12);
-        let step = u64::from_le_bytes(bytes[16..24].try_into().unwrap());
-        let per_net = INPUTS * hidden + hidden + 2 * hidden + 1;
-        let expected = 24 + 3 * 4 * per_net;
+        let hidden = (u32_at(8) as usize).min(MAX_HIDDEN);
+        // Version 2 has the bucket count after the hidden size.
+        let (buckets, at) = if version == 1 {
+            (1, 12)
+        } else if bytes.len() < 28 {
+            return Err(bad("checkpoint header cut short".into()));
+        } else {
+            ((u32_at(12) as usize).clamp(1, MAX_BUCKETS), 16)
+        };
+        let epoch = u32_at(at);
+        let step = u64::from_le_bytes(bytes[at + 4..at + 12].try_into().unwrap());
+        let start = at + 12;
+        let per_net = INPUTS * hidden + hidden + buckets * (2 * hidden + 1);
+        let expected = start + 3 * 4 * per_net;
         if bytes.len() != expected {
             return Err(bad(format!(
-                "checkpoint of {} bytes, expected {expected} for hidden size {hidden}",
+                "checkpoint of {} bytes, expected {expected} for hidden size {hidden} and {buckets} output buckets",
                 bytes.len()
             )));
         }
-        let mut floats = bytes[24..]
+        let mut floats = bytes[start..]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().unwrap()));
         let mut take = |n: usize| floats.by_ref().take(n).collect::<Vec<f32>>();
@@ -66,10 +76,11 @@ impl Trainer {
         for _ in 0..3 {
             nets.push(FloatNet {
                 hidden,
+                buckets,
                 ft_w: take(INPUTS * hidden),
                 ft_b: take(hidden),
-                out_w: take(2 * hidden),
-                out_b: take(1)[0],
+                out_w: take(buckets * 2 * hidden),
+                out_b: take(buckets),
             });
         }
         let v = nets.pop().unwrap();
@@ -110,9 +121,30 @@ mod tests {
 
     #[test]
     fn checkpoint_round_trip() {
-        let t = Trainer::new(16, 1);
-        let back = Trainer::from_bytes(Path::new("c"), &t.to_bytes()).unwrap();
+        for buckets in [1, 8] {
+            let t = Trainer::new(16, buckets, 1);
+            let back = Trainer::from_bytes(Path::new("c"), &t.to_bytes()).unwrap();
+            assert_eq!(back.net, t.net);
+            assert_eq!(back.epoch, t.epoch);
+        }
+    }
+
+    /// A version-1 checkpoint (no bucket count, one bucket) still resumes.
+    #[test]
+    fn version_one_checkpoints_are_read() {
+        let t = Trainer::new(16, 1, 1);
+        let v2 = t.to_bytes();
+        let mut v1 = v2[..4].to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&v2[8..12]);
+        v1.extend_from_slice(&v2[16..]);
+        let back = Trainer::from_bytes(Path::new("c"), &v1).unwrap();
         assert_eq!(back.net, t.net);
-        assert_eq!(back.epoch, t.epoch);
+        let e = Trainer::from_bytes(Path::new("c"), &v1[..v1.len() - 4]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("for hidden size 16 and 1 output buckets"),
+            "{e}"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Float training of the chess-nn shape, `(768 -> H) x 2 -> 1` with SCReLU, on the CPU.
+//! Float training of the chess-nn shape, `(768 -> H) x 2 -> 1` with SCReLU and `--buckets`
+//! output layers chosen by the number of pieces, on the CPU.
 //!
 //! **Scaling.** The float network's output `y` is in units of [`chess_nn::DEFAULT_SCALE`]
 //! (400) centipawns, side to move's point of view, so the quantised network evaluates to
@@ -48,6 +49,10 @@ pub struct TrainConfig {
     /// Neurons per perspective: a multiple of 16 from 16 to 1024.
     #[arg(long, default_value_t = 256)]
     pub hidden: usize,
+    /// Output buckets, 1 to 16, chosen by the number of pieces on the board (more than one
+    /// writes a version-2 network file).
+    #[arg(long, default_value_t = 1)]
+    pub buckets: usize,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
     #[arg(long, default_value_t = 0.001)]
@@ -77,7 +82,9 @@ pub struct TrainConfig {
     #[arg(long)]
     pub mirror: bool,
     /// Start from this network instead of random weights: `default` (the embedded network)
-    /// or a network file, of the --hidden size. A checkpoint, when there is one, comes first.
+    /// or a network file, of the --hidden size. A network of one output bucket may start
+    /// one of --buckets N: each bucket begins as a copy of its output layer. A checkpoint,
+    /// when there is one, comes first.
     #[arg(long)]
     pub init: Option<String>,
 }
@@ -106,12 +113,14 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
     let mut trainer = match &cfg.checkpoint {
         Some(path) if path.exists() => {
             let t = checkpoint::load(path)?;
-            if t.net.hidden != cfg.hidden {
+            if (t.net.hidden, t.net.buckets) != (cfg.hidden, cfg.buckets) {
                 return Err(Error::Usage(format!(
-                    "checkpoint {} has hidden size {}, not {}",
+                    "checkpoint {} has hidden size {} and {} output buckets, not {} and {}",
                     path.display(),
                     t.net.hidden,
-                    cfg.hidden
+                    t.net.buckets,
+                    cfg.hidden,
+                    cfg.buckets
                 )));
             }
             eprintln!(
@@ -123,11 +132,11 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         }
         _ => match &cfg.init {
             Some(init) => {
-                let t = Trainer::from_net(initial_network(init, cfg.hidden)?);
+                let t = Trainer::from_net(initial_network(init, cfg.hidden, cfg.buckets)?);
                 eprintln!("train: starting from {init}");
                 t
             }
-            None => Trainer::new(cfg.hidden, cfg.seed),
+            None => Trainer::new(cfg.hidden, cfg.buckets, cfg.seed),
         },
     };
     let (mut order, held_out) = set.split(cfg.validation);
@@ -193,8 +202,9 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
     })
 }
 
-/// The float weights of `--init`'s network, checked against `--hidden`.
-fn initial_network(init: &str, hidden: usize) -> Result<FloatNet, Error> {
+/// The float weights of `--init`'s network, checked against `--hidden`, with its output layer
+/// copied into `--buckets` buckets when it has one.
+fn initial_network(init: &str, hidden: usize, buckets: usize) -> Result<FloatNet, Error> {
     let source =
         EvalSource::from_option(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?;
     let EvalSource::Network(net) = source else {
@@ -209,7 +219,8 @@ fn initial_network(init: &str, hidden: usize) -> Result<FloatNet, Error> {
             parts.hidden
         )));
     }
-    FloatNet::dequantise(&parts).ok_or_else(|| {
+    let had = parts.buckets;
+    let net = FloatNet::dequantise(&parts).ok_or_else(|| {
         Error::Usage(format!(
             "--init {init:?}: made with scales qa {} qb {} scale {}, the trainer uses {} {} {}",
             parts.qa,
@@ -218,6 +229,11 @@ fn initial_network(init: &str, hidden: usize) -> Result<FloatNet, Error> {
             model::QA,
             model::QB,
             model::SCALE
+        ))
+    })?;
+    net.with_buckets(buckets).ok_or_else(|| {
+        Error::Usage(format!(
+            "--init {init:?} has {had} output buckets, not --buckets {buckets} (only a network of one bucket can start one of more)"
         ))
     })
 }

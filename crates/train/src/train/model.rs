@@ -1,5 +1,6 @@
-//! The float model: the chess-nn shape `(768 -> H) x 2 -> 1` with SCReLU in `f32`, its
-//! initialisation and forward pass, and its quantisation into a chess-nn network.
+//! The float model: the chess-nn shape `(768 -> H) x 2 -> 1` with SCReLU in `f32` and
+//! optionally several output layers (buckets, chosen by the number of pieces as in chess-nn),
+//! its initialisation and forward pass, and its quantisation into a chess-nn network.
 //!
 //! **Quantisation** (QA = 255, QB = 64): feature weights and biases `round(w * QA)`, output
 //! weights `round(w * QB)`, output bias `round(b * QA * QB)`. Weights are clamped throughout
@@ -7,11 +8,13 @@
 //! * feature weights and biases to `±FT_LIMIT / QA` with `FT_LIMIT = 32767 / 33 = 992`, so a
 //!   bias plus 32 active rows stays within i16;
 //! * output weights to `±floor(B / (2H * QA)) / QB` and the output bias to `±B / (QA * QB)`
-//!   with `B = i32::MAX / SCALE / 2`, so that `sum / QA` and `out_bias` each stay within
+//!   (in every bucket) with `B = i32::MAX / SCALE / 2`, so that `sum / QA` and `out_bias` each stay within
 //!   `B` and `(sum / QA + out_bias) * SCALE` within i32 (with H = 256 the output weight
 //!   limit is 20 / 64 = 0.3125, the bias limit 164.5).
 
-use chess_nn::{DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, INPUTS, MAX_ACTIVE, NetworkParts};
+use chess_nn::{
+    DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, INPUTS, MAX_ACTIVE, NetworkParts, output_bucket,
+};
 
 use crate::rng::{Rng, uniform};
 
@@ -26,25 +29,63 @@ pub(super) const OUT_BUDGET: i32 = i32::MAX / SCALE / 2;
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
     pub hidden: usize,
+    /// Output buckets (see `chess_nn::output_bucket`).
+    pub buckets: usize,
     pub ft_w: Vec<f32>,
     pub ft_b: Vec<f32>,
+    /// `buckets * 2H`, bucket-major.
     pub out_w: Vec<f32>,
-    pub out_b: f32,
+    /// `buckets`.
+    pub out_b: Vec<f32>,
 }
 
 impl FloatNet {
-    pub fn random(hidden: usize, rng: &mut Rng) -> FloatNet {
+    pub fn random(hidden: usize, buckets: usize, rng: &mut Rng) -> FloatNet {
         let ft = 1.0 / (MAX_ACTIVE as f32).sqrt();
         let out = 1.0 / (2.0 * hidden as f32).sqrt();
         let mut net = FloatNet {
             hidden,
+            buckets,
             ft_w: (0..INPUTS * hidden).map(|_| uniform(rng, ft)).collect(),
             ft_b: vec![0.0; hidden],
-            out_w: (0..2 * hidden).map(|_| uniform(rng, out)).collect(),
-            out_b: 0.0,
+            out_w: (0..buckets * 2 * hidden)
+                .map(|_| uniform(rng, out))
+                .collect(),
+            out_b: vec![0.0; buckets],
         };
         net.clamp();
         net
+    }
+
+    /// The same network with `buckets` output buckets, each a copy of this one's only output
+    /// layer (so it evaluates every position as before), to train further with buckets.
+    /// `None` unless this network has one bucket.
+    pub fn with_buckets(self, buckets: usize) -> Option<FloatNet> {
+        if self.buckets == buckets {
+            return Some(self);
+        }
+        if self.buckets != 1 {
+            return None;
+        }
+        Some(FloatNet {
+            buckets,
+            out_w: self.out_w.repeat(buckets),
+            out_b: self.out_b.repeat(buckets),
+            ..self
+        })
+    }
+
+    /// The bucket a position with feature lists of these lengths (one feature per piece)
+    /// uses, as chess-nn chooses it.
+    #[inline]
+    pub(super) fn bucket(&self, stm: &[u16]) -> usize {
+        output_bucket(stm.len(), self.buckets)
+    }
+
+    /// Bucket `b`'s `2H` output weights.
+    #[inline]
+    pub(super) fn bucket_weights(&self, b: usize) -> &[f32] {
+        &self.out_w[b * 2 * self.hidden..][..2 * self.hidden]
     }
 
     /// The float weights a quantised network stands for (the inverse of [`Self::quantise`]:
@@ -57,20 +98,26 @@ impl FloatNet {
         let by = |v: &[i16], s: i32| v.iter().map(|&w| f32::from(w) / s as f32).collect();
         Some(FloatNet {
             hidden: parts.hidden,
+            buckets: parts.buckets,
             ft_w: by(&parts.ft_weights, QA),
             ft_b: by(&parts.ft_biases, QA),
             out_w: by(&parts.out_weights, QB),
-            out_b: parts.out_bias as f32 / (QA * QB) as f32,
+            out_b: parts
+                .out_biases
+                .iter()
+                .map(|&b| b as f32 / (QA * QB) as f32)
+                .collect(),
         })
     }
 
-    pub(super) fn zeros(hidden: usize) -> FloatNet {
+    pub(super) fn zeros(hidden: usize, buckets: usize) -> FloatNet {
         FloatNet {
             hidden,
+            buckets,
             ft_w: vec![0.0; INPUTS * hidden],
             ft_b: vec![0.0; hidden],
-            out_w: vec![0.0; 2 * hidden],
-            out_b: 0.0,
+            out_w: vec![0.0; buckets * 2 * hidden],
+            out_b: vec![0.0; buckets],
         }
     }
 
@@ -93,7 +140,8 @@ impl FloatNet {
         self.ft_w.iter_mut().for_each(|w| *w = w.clamp(-ft, ft));
         self.ft_b.iter_mut().for_each(|w| *w = w.clamp(-ft, ft));
         self.out_w.iter_mut().for_each(|w| *w = w.clamp(-ow, ow));
-        self.out_b = self.out_b.clamp(-Self::out_b_limit(), Self::out_b_limit());
+        let ob = Self::out_b_limit();
+        self.out_b.iter_mut().for_each(|b| *b = b.clamp(-ob, ob));
     }
 
     pub(super) fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
@@ -111,7 +159,8 @@ impl FloatNet {
         let mut acc = vec![0.0; 2 * h];
         self.accumulate(stm, &mut acc[..h]);
         self.accumulate(nstm, &mut acc[h..]);
-        output(&acc, &self.out_w, self.out_b)
+        let b = self.bucket(stm);
+        output(&acc, self.bucket_weights(b), self.out_b[b])
     }
 
     /// Rounds into the chess-nn integer format.
@@ -120,6 +169,7 @@ impl FloatNet {
         let ow_lim = OUT_BUDGET / (2 * self.hidden as i32 * QA);
         NetworkParts {
             hidden: self.hidden,
+            buckets: self.buckets,
             qa: QA,
             qb: QB,
             scale: SCALE,
@@ -138,16 +188,21 @@ impl FloatNet {
                 .iter()
                 .map(|&w| q(w, QB, ow_lim) as i16)
                 .collect(),
-            out_bias: q(self.out_b, QA * QB, OUT_BUDGET) as i32,
+            out_biases: self
+                .out_b
+                .iter()
+                .map(|&b| q(b, QA * QB, OUT_BUDGET) as i32)
+                .collect(),
         }
     }
 
-    pub(super) fn arrays(&self) -> [&[f32]; 3] {
-        [&self.ft_w, &self.ft_b, &self.out_w]
+    pub(super) fn arrays(&self) -> [&[f32]; 4] {
+        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
     }
 }
 
-/// The output layer on both accumulators (side to move's first): SCReLU, then the weighted sum.
+/// An output layer (one bucket's weights and bias) on both accumulators (side to move's
+/// first): SCReLU, then the weighted sum.
 pub(super) fn output(acc: &[f32], out_w: &[f32], out_b: f32) -> f32 {
     acc.iter()
         .zip(out_w)
@@ -173,7 +228,7 @@ mod tests {
 
     #[test]
     fn quantised_network_agrees_with_float() {
-        let mut net = FloatNet::random(32, &mut Rng::new(7));
+        let mut net = FloatNet::random(32, 1, &mut Rng::new(7));
         // Output weights on the QB grid, so only the feature transformer's rounding and the
         // integer divisions separate the two.
         for w in &mut net.out_w {
@@ -220,5 +275,51 @@ mod tests {
         // Largest |sum / QA| plus the largest bias, times SCALE, fits in i32.
         let sum_q = i64::from(2 * 256 * QA) * i64::from(ow);
         assert!((sum_q + i64::from(OUT_BUDGET)) * i64::from(SCALE) <= i64::from(i32::MAX));
+    }
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    use chess_nn::Network;
+    use chess_rules::Position;
+
+    use super::*;
+
+    /// Copying the one output layer into every bucket changes no evaluation, and the copy
+    /// quantises into a version-2 network that evaluates like the original.
+    #[test]
+    fn buckets_copied_from_one_layer_evaluate_alike() {
+        let one = FloatNet::dequantise(&Network::clone(&Network::default_network()).into_parts())
+            .unwrap();
+        let eight = one.clone().with_buckets(8).unwrap();
+        assert_eq!((eight.buckets, eight.out_w.len()), (8, 8 * 512));
+        assert!(eight.clone().with_buckets(4).is_none());
+        let q1 = Network::from_parts(one.quantise()).unwrap();
+        let q8 = Network::from_parts(eight.quantise()).unwrap();
+        assert_eq!(q8.buckets(), 8);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let stm = chess_nn::active_features(&pos, pos.turn());
+            let nstm = chess_nn::active_features(&pos, !pos.turn());
+            assert_eq!(one.forward(&stm, &nstm), eight.forward(&stm, &nstm));
+            assert_eq!(q1.evaluate(&pos), q8.evaluate(&pos), "{fen}");
+        }
+        // A bucket's weights move only the positions of that bucket.
+        let mut moved = eight.clone();
+        moved.out_b[7] += 1.0;
+        let start = Position::startpos();
+        let king_queen = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 b - - 0 1").unwrap();
+        let f = |net: &FloatNet, pos: &Position| {
+            net.forward(
+                &chess_nn::active_features(pos, pos.turn()),
+                &chess_nn::active_features(pos, !pos.turn()),
+            )
+        };
+        assert_ne!(f(&moved, &start), f(&eight, &start));
+        assert_eq!(f(&moved, &king_queen), f(&eight, &king_queen));
     }
 }

@@ -38,9 +38,9 @@ struct GradPart {
 }
 
 impl GradPart {
-    fn new(h: usize) -> GradPart {
+    fn new(h: usize, buckets: usize) -> GradPart {
         GradPart {
-            grad: FloatNet::zeros(h),
+            grad: FloatNet::zeros(h, buckets),
             touched: vec![false; INPUTS],
             touched_list: Vec::new(),
             acc: vec![0.0; 2 * h],
@@ -55,16 +55,18 @@ impl GradPart {
             let (stm, nstm) = set.features(i as usize);
             net.accumulate(stm, &mut self.acc[..h]);
             net.accumulate(nstm, &mut self.acc[h..]);
-            let y = output(&self.acc, &net.out_w, net.out_b);
+            let bucket = net.bucket(stm);
+            let out_w = net.bucket_weights(bucket);
+            let y = output(&self.acc, out_w, net.out_b[bucket]);
             let p = sigmoid(y);
             let err = p - set.targets[i as usize];
             self.loss += f64::from(err * err);
             let g = 2.0 * err * p * (1.0 - p) * scale;
-            self.grad.out_b += g;
+            self.grad.out_b[bucket] += g;
             for (side, list) in [(0, stm), (1, nstm)] {
                 let a = &mut self.acc[side * h..][..h];
-                let w = &net.out_w[side * h..][..h];
-                let gw = &mut self.grad.out_w[side * h..][..h];
+                let w = &out_w[side * h..][..h];
+                let gw = &mut self.grad.out_w[(2 * bucket + side) * h..][..h];
                 for j in 0..h {
                     let c = a[j].clamp(0.0, 1.0);
                     gw[j] += g * c * c;
@@ -114,11 +116,11 @@ impl GradPart {
         for (d, s) in [
             (&mut self.grad.ft_b, &mut other.grad.ft_b),
             (&mut self.grad.out_w, &mut other.grad.out_w),
+            (&mut self.grad.out_b, &mut other.grad.out_b),
         ] {
             d.iter_mut().zip(s.iter()).for_each(|(d, s)| *d += s);
             s.fill(0.0);
         }
-        self.grad.out_b += std::mem::take(&mut other.grad.out_b);
         self.loss += std::mem::take(&mut other.loss);
     }
 }
@@ -133,18 +135,18 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    pub fn new(hidden: usize, seed: u64) -> Trainer {
-        Trainer::from_net(FloatNet::random(hidden, &mut Rng::new(seed)))
+    pub fn new(hidden: usize, buckets: usize, seed: u64) -> Trainer {
+        Trainer::from_net(FloatNet::random(hidden, buckets, &mut Rng::new(seed)))
     }
 
     /// Starts from given weights (a network to train further), with fresh Adam moments.
     pub fn from_net(net: FloatNet) -> Trainer {
-        let hidden = net.hidden;
+        let (hidden, buckets) = (net.hidden, net.buckets);
         Trainer {
             net,
             adam: Adam {
-                m: FloatNet::zeros(hidden),
-                v: FloatNet::zeros(hidden),
+                m: FloatNet::zeros(hidden, buckets),
+                v: FloatNet::zeros(hidden, buckets),
                 step: 0,
             },
             epoch: 0,
@@ -165,7 +167,8 @@ impl Trainer {
     ) -> f32 {
         let h = self.net.hidden;
         let threads = threads.max(1);
-        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(h)).collect();
+        let buckets = self.net.buckets;
+        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(h, buckets)).collect();
         let mut total = 0.0f64;
         for chunk in order.chunks(batch.max(1)) {
             let scale = 1.0 / chunk.len() as f32;
@@ -206,8 +209,9 @@ impl Trainer {
             let (stm, nstm) = set.features(i as usize);
             self.net.accumulate(stm, &mut acc[..h]);
             self.net.accumulate(nstm, &mut acc[h..]);
-            let err =
-                sigmoid(output(&acc, &self.net.out_w, self.net.out_b)) - set.targets[i as usize];
+            let b = self.net.bucket(stm);
+            let y = output(&acc, self.net.bucket_weights(b), self.net.out_b[b]);
+            let err = sigmoid(y) - set.targets[i as usize];
             total += f64::from(err * err);
         }
         (total / idx.len().max(1) as f64) as f32
@@ -246,12 +250,16 @@ impl Trainer {
             &mut a.v.out_w,
             lr_t,
         );
-        let (mut b, mut m, mut v) = ([self.net.out_b], [a.m.out_b], [a.v.out_b]);
-        adam_update(&mut b, &[grad.out_b], &mut m, &mut v, lr_t);
-        (self.net.out_b, a.m.out_b, a.v.out_b) = (b[0], m[0], v[0]);
+        adam_update(
+            &mut self.net.out_b,
+            &grad.out_b,
+            &mut a.m.out_b,
+            &mut a.v.out_b,
+            lr_t,
+        );
         grad.ft_b.fill(0.0);
         grad.out_w.fill(0.0);
-        grad.out_b = 0.0;
+        grad.out_b.fill(0.0);
         self.net.clamp();
     }
 }
@@ -284,7 +292,7 @@ mod tests {
         let (_, val) = set.split(0.5);
         assert!((400..600).contains(&val.len()), "{}", val.len());
         // The loss without training matches what an epoch starts from.
-        let t = Trainer::new(32, 3);
+        let t = Trainer::new(32, 1, 3);
         let all: Vec<u32> = (0..1000).collect();
         let l = t.loss(&set, &all);
         let mut copy = t.clone();
@@ -296,7 +304,7 @@ mod tests {
     fn threads_share_a_batch_and_agree_with_one_thread() {
         let set = toy_set(2000);
         let order: Vec<u32> = (0..set.len() as u32).collect();
-        let mut one = Trainer::new(32, 3);
+        let mut one = Trainer::new(32, 4, 3);
         let mut two = one.clone();
         let mut losses = Vec::new();
         for _ in 0..4 {
