@@ -27,21 +27,33 @@ fn summary(r: &SearchResult) -> (Option<Move>, u64, Vec<Move>) {
     (r.best_move, l.nodes, l.pv.clone())
 }
 
+/// The default network with eight output buckets: its output layer copied into each, each
+/// bucket's bias moved by a different amount (so a wrong piece count changes the scores).
+fn bucketed_default() -> Arc<Network> {
+    let mut parts = Network::clone(&Network::default_network()).into_parts();
+    parts.buckets = 8;
+    parts.out_weights = parts.out_weights.repeat(8);
+    let bias = parts.out_biases[0];
+    parts.out_biases = (0..8).map(|b| bias + (b - 4) * 64 * 255 / 8).collect();
+    Arc::new(Network::from_parts(parts).unwrap())
+}
+
 #[test]
 fn incremental_search_equals_full_refresh_search() {
-    let net = Network::default_network();
-    let stats = Arc::new(NnueStats::default());
-    for fen in FENS {
-        let (n, s) = (net.clone(), stats.clone());
-        let inc = search(move || NnueEval::new(n.clone()).with_stats(s.clone()), fen);
-        let n = net.clone();
-        let full = search(move || NnueEval::full_refresh(n.clone()), fen);
-        assert_eq!(summary(&inc), summary(&full), "{fen}");
-        assert_eq!(inc.lines[0].score, full.lines[0].score, "{fen}");
+    for net in [Network::default_network(), bucketed_default()] {
+        let stats = Arc::new(NnueStats::default());
+        for fen in FENS {
+            let (n, s) = (net.clone(), stats.clone());
+            let inc = search(move || NnueEval::new(n.clone()).with_stats(s.clone()), fen);
+            let n = net.clone();
+            let full = search(move || NnueEval::full_refresh(n.clone()), fen);
+            assert_eq!(summary(&inc), summary(&full), "{fen}");
+            assert_eq!(inc.lines[0].score, full.lines[0].score, "{fen}");
+        }
+        // The hooks are wired: the incremental searches never fell back to a refresh.
+        assert_eq!(stats.refreshed.load(Relaxed), 0);
+        assert!(stats.incremental.load(Relaxed) > 10_000);
     }
-    // The hooks are wired: the incremental searches never fell back to a refresh.
-    assert_eq!(stats.refreshed.load(Relaxed), 0);
-    assert!(stats.incremental.load(Relaxed) > 10_000);
 }
 
 #[test]
