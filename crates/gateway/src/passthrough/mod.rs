@@ -30,85 +30,23 @@ use chess_proto::v1::{
     WritePgnRequest,
 };
 use chess_service_kit::GZIP_MIN_BYTES;
-use http::uri::PathAndQuery;
 use prost::Message;
 use tonic::body::Body;
 use tonic::codec::CompressionEncoding::Gzip;
 use tonic::server::{NamedService, UnaryService};
-use tonic::transport::Channel;
-use tonic::{GrpcMethod, Request, Response, Status};
+use tonic::{Request, Response, Status};
 
 use crate::make_move::make_move_forwarded;
 use crate::replicas::Retry;
 use crate::services::Gateway;
 use crate::upstream::{Compression, client};
 
+mod client;
 mod codec;
 
+pub(crate) use client::{MAKE_MOVE, Method, RawClient};
 pub(crate) use codec::Checked;
-use codec::{RawCodec, ServerCodec};
-
-// ---------------------------------------------------------------------------------------------
-// The client
-
-/// One forwarded method: `/service/name`.
-#[derive(Debug)]
-pub(crate) struct Method {
-    pub service: &'static str,
-    pub name: &'static str,
-    pub path: &'static str,
-}
-
-/// A client of any backend method that sends and takes encoded messages; built by
-/// [`client!`] like the generated clients.
-#[derive(Debug, Clone)]
-pub(crate) struct RawClient {
-    inner: tonic::client::Grpc<Channel>,
-}
-
-impl RawClient {
-    pub fn new(channel: Channel) -> RawClient {
-        RawClient {
-            inner: tonic::client::Grpc::new(channel),
-        }
-    }
-
-    pub fn max_decoding_message_size(self, limit: usize) -> RawClient {
-        RawClient {
-            inner: self.inner.max_decoding_message_size(limit),
-        }
-    }
-
-    pub fn accept_compressed(self, encoding: tonic::codec::CompressionEncoding) -> RawClient {
-        RawClient {
-            inner: self.inner.accept_compressed(encoding),
-        }
-    }
-
-    pub fn send_compressed(self, encoding: tonic::codec::CompressionEncoding) -> RawClient {
-        RawClient {
-            inner: self.inner.send_compressed(encoding),
-        }
-    }
-
-    /// Sends `request` (an encoded message) as `method`; the answer's bytes.
-    pub async fn unary(
-        &mut self,
-        method: &'static Method,
-        mut request: Request<Bytes>,
-    ) -> Result<Response<Bytes>, Status> {
-        self.inner
-            .ready()
-            .await
-            .map_err(|e| Status::unknown(format!("Service was not ready: {e}")))?;
-        request
-            .extensions_mut()
-            .insert(GrpcMethod::new(method.service, method.name));
-        self.inner
-            .unary(request, PathAndQuery::from_static(method.path), RawCodec)
-            .await
-    }
-}
+use codec::ServerCodec;
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -306,13 +244,6 @@ fn serve_make_move(
         grpc.unary(MakeMove(gateway), request).await
     })
 }
-
-/// MakeMove on the rules service.
-pub(crate) static MAKE_MOVE: Method = Method {
-    service: "chess.v1.GameService",
-    name: "MakeMove",
-    path: "/chess.v1.GameService/MakeMove",
-};
 
 /// The forwarded methods of one service: `$fn(path)` gives the handler of a forwarded path.
 /// Each entry: path, request type, backend, retry, checks (`|gateway, message| -> Result<bool,
