@@ -35,8 +35,8 @@ pub enum NetworkError {
         "network format version {found} is not supported: this build reads versions 1 to {expected}"
     )]
     UnsupportedVersion { expected: u32, found: u32 },
-    /// The header's input count is not the 768 of the version-1 feature set.
-    #[error("network has {found} inputs where version 1 has {expected}")]
+    /// The header's input count is not the 768 of the feature set (both versions).
+    #[error("network has {found} inputs where the format has {expected}")]
     BadInputs { expected: u32, found: u32 },
     /// The hidden size is not a multiple of 16 from 16 to 1024.
     #[error(

@@ -21,10 +21,10 @@ pub const CHECKSUM_BYTES: usize = 8;
 pub const MAX_QUANT: u32 = 32_767;
 
 /// File name of the embedded default network (see [`Network::default_network`]).
-pub const DEFAULT_NETWORK_FILE: &str = "chnn-a7741a2710aa.nnue";
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-2e3483dd54b2.nnue";
 
 /// The embedded default network's file, byte for byte.
-pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-a7741a2710aa.nnue");
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-2e3483dd54b2.nnue");
 
 /// The FNV-1a 64 hash of `bytes`: the file checksum.
 ///

@@ -158,7 +158,7 @@ fn every_corruption_has_its_error() {
     ));
     assert_eq!(
         e.to_string(),
-        "network has 769 inputs where version 1 has 768"
+        "network has 769 inputs where the format has 768"
     );
 
     for hidden in [0, 24, 2048] {

@@ -27,12 +27,13 @@ fn summary(r: &SearchResult) -> (Option<Move>, u64, Vec<Move>) {
     (r.best_move, l.nodes, l.pv.clone())
 }
 
-/// The default network with eight output buckets: its output layer copied into each, each
-/// bucket's bias moved by a different amount (so a wrong piece count changes the scores).
+/// The default network with eight output buckets all alike (its first bucket's weights),
+/// each bucket's bias moved by a different amount (so a wrong piece count changes the scores).
 fn bucketed_default() -> Arc<Network> {
     let mut parts = Network::clone(&Network::default_network()).into_parts();
+    let first = parts.out_weights[..2 * parts.hidden].to_vec();
     parts.buckets = 8;
-    parts.out_weights = parts.out_weights.repeat(8);
+    parts.out_weights = first.repeat(8);
     let bias = parts.out_biases[0];
     parts.out_biases = (0..8).map(|b| bias + (b - 4) * 64 * 255 / 8).collect();
     Arc::new(Network::from_parts(parts).unwrap())
