@@ -83,29 +83,39 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
 
     let net_path = dir.join("net.nnue");
     let ckpt = dir.join("train.ckpt");
-    let train = |epochs: &str| {
-        bin(&[
+    // `train --data <file> --out <out>` and `args`.
+    let train_to = |out: &Path, args: &[&str]| {
+        let mut all = vec![
             "train",
             "--data",
             file.to_str().unwrap(),
             "--out",
-            net_path.to_str().unwrap(),
-            "--hidden",
-            "32",
-            "--epochs",
-            epochs,
-            "--batch",
-            "64",
-            "--threads",
-            "2",
-            "--lr-drop",
-            "2",
-            // Of the 3 games, the game-index hash holds out the second.
-            "--validation",
-            "0.3",
-            "--checkpoint",
-            ckpt.to_str().unwrap(),
-        ])
+            out.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        bin(&all)
+    };
+    let train = |epochs: &str| {
+        train_to(
+            &net_path,
+            &[
+                "--hidden",
+                "32",
+                "--epochs",
+                epochs,
+                "--batch",
+                "64",
+                "--threads",
+                "2",
+                "--lr-drop",
+                "2",
+                // Of the 3 games, the game-index hash holds out the second.
+                "--validation",
+                "0.3",
+                "--checkpoint",
+                ckpt.to_str().unwrap(),
+            ],
+        )
     };
     let out = train("2");
     let log = ok(&out);
@@ -135,28 +145,28 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     // --init: training goes on from a network's weights. At a negligible rate the result is
     // the same network again (random weights would give another).
     let again = dir.join("again.nnue");
-    let from = |init: &str, hidden: &str| {
-        bin(&[
-            "train",
-            "--data",
-            file.to_str().unwrap(),
-            "--out",
-            again.to_str().unwrap(),
-            "--hidden",
-            hidden,
-            "--epochs",
-            "1",
-            "--lr",
-            "1e-9",
-            "--init",
-            init,
-        ])
+    let from = |init: &str, hidden: &str, buckets: &str, out: &Path| {
+        train_to(
+            out,
+            &[
+                "--hidden",
+                hidden,
+                "--buckets",
+                buckets,
+                "--epochs",
+                "1",
+                "--lr",
+                "1e-9",
+                "--init",
+                init,
+            ],
+        )
     };
-    let log = ok(&from(net_path.to_str().unwrap(), "32"));
+    let log = ok(&from(net_path.to_str().unwrap(), "32", "1", &again));
     assert!(log.contains("starting from"), "{log}");
     let copy = chess_nn::Network::load(&again).expect("the network loads");
     assert_eq!(copy.file_name(), trained.file_name());
-    let out = from(net_path.to_str().unwrap(), "64");
+    let out = from(net_path.to_str().unwrap(), "64", "1", &again);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() == Some(2) && err.contains("hidden size 32, not --hidden 64"),
@@ -164,23 +174,7 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     );
     // --buckets: the one output layer copied into eight buckets evaluates as before.
     let bucketed = dir.join("bucketed.nnue");
-    let log = ok(&bin(&[
-        "train",
-        "--data",
-        file.to_str().unwrap(),
-        "--out",
-        bucketed.to_str().unwrap(),
-        "--hidden",
-        "32",
-        "--buckets",
-        "8",
-        "--epochs",
-        "1",
-        "--lr",
-        "1e-9",
-        "--init",
-        net_path.to_str().unwrap(),
-    ]));
+    let log = ok(&from(net_path.to_str().unwrap(), "32", "8", &bucketed));
     assert!(log.contains("starting from"), "{log}");
     let eight = chess_nn::Network::load(&bucketed).expect("the network loads");
     assert_eq!(eight.buckets(), 8);
@@ -192,25 +186,18 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         assert_eq!(eight.evaluate(&pos), trained.evaluate(&pos), "{fen}");
     }
     // ... but a network of eight buckets cannot start one of four.
-    let out = bin(&[
-        "train",
-        "--data",
-        file.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "--hidden",
-        "32",
-        "--buckets",
-        "4",
-        "--init",
-        bucketed.to_str().unwrap(),
-    ]);
+    let out = from(bucketed.to_str().unwrap(), "32", "4", &again);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() == Some(2) && err.contains("has 8 output buckets, not --buckets 4"),
         "{err}"
     );
-    let out = from(dir.join("missing.nnue").to_str().unwrap(), "32");
+    let out = from(
+        dir.join("missing.nnue").to_str().unwrap(),
+        "32",
+        "1",
+        &again,
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() == Some(2) && err.contains("missing.nnue"),

@@ -236,30 +236,26 @@ impl Trainer {
             touched[usize::from(f)] = false;
         }
         list.clear();
-        adam_update(
-            &mut self.net.ft_b,
-            &grad.ft_b,
-            &mut a.m.ft_b,
-            &mut a.v.ft_b,
-            lr_t,
-        );
-        adam_update(
-            &mut self.net.out_w,
-            &grad.out_w,
-            &mut a.m.out_w,
-            &mut a.v.out_w,
-            lr_t,
-        );
-        adam_update(
-            &mut self.net.out_b,
-            &grad.out_b,
-            &mut a.m.out_b,
-            &mut a.v.out_b,
-            lr_t,
-        );
-        grad.ft_b.fill(0.0);
-        grad.out_w.fill(0.0);
-        grad.out_b.fill(0.0);
+        // The dense arrays: feature biases, output weights and output biases.
+        let net = &mut self.net;
+        for (w, g, m, v) in [
+            (&mut net.ft_b, &mut grad.ft_b, &mut a.m.ft_b, &mut a.v.ft_b),
+            (
+                &mut net.out_w,
+                &mut grad.out_w,
+                &mut a.m.out_w,
+                &mut a.v.out_w,
+            ),
+            (
+                &mut net.out_b,
+                &mut grad.out_b,
+                &mut a.m.out_b,
+                &mut a.v.out_b,
+            ),
+        ] {
+            adam_update(w, g, m, v, lr_t);
+            g.fill(0.0);
+        }
         self.net.clamp();
     }
 }
