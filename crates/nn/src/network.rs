@@ -41,8 +41,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The header's length: version 1 for one output bucket, version 2 (with the bucket count)
-/// for more.
+/// The header's length in a file [`Network::to_bytes`] writes: version 1 for one output
+/// bucket, version 2 (with the bucket count) for more.
 pub const fn header_len(buckets: usize) -> usize {
     if buckets == 1 {
         HEADER_BYTES
@@ -51,13 +51,15 @@ pub const fn header_len(buckets: usize) -> usize {
     }
 }
 
-/// The size in bytes of a file with hidden size `hidden` and `buckets` output buckets
-/// (version 1 when `buckets` is 1, else version 2).
+/// The bytes after the header: weights, biases and the checksum.
+const fn body_len(hidden: usize, buckets: usize) -> usize {
+    2 * (INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + CHECKSUM_BYTES
+}
+
+/// The size in bytes of the file [`Network::to_bytes`] writes for hidden size `hidden` and
+/// `buckets` output buckets (version 1 when `buckets` is 1, else version 2).
 pub const fn file_len(hidden: usize, buckets: usize) -> usize {
-    header_len(buckets)
-        + 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden)
-        + 4 * buckets
-        + CHECKSUM_BYTES
+    header_len(buckets) + body_len(hidden, buckets)
 }
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a
@@ -232,9 +234,16 @@ struct Header {
     qb: i32,
     scale: i32,
     buckets: usize,
+    /// Bytes of the header: 28 in version 1, 32 in version 2.
+    len: usize,
 }
 
 impl Header {
+    /// The length the whole file must have.
+    fn file_len(&self) -> usize {
+        self.len + body_len(self.hidden, self.buckets)
+    }
+
     /// Checks the first bytes of a file: length, magic, version, inputs, hidden size,
     /// quantisation and (version 2) output buckets, in that order.
     fn read(bytes: &[u8]) -> Result<Header, NetworkError> {
@@ -281,6 +290,7 @@ impl Header {
             qb,
             scale,
             buckets,
+            len: r.at,
         })
     }
 }
@@ -518,7 +528,7 @@ impl Network {
             header.scale,
             header.buckets,
         );
-        let expected = file_len(hidden, buckets);
+        let expected = header.file_len();
         if bytes.len() != expected {
             return Err(NetworkError::BadLength {
                 hidden: hidden as u32,
@@ -529,7 +539,7 @@ impl Network {
         }
         let mut r = Reader {
             bytes,
-            at: header_len(buckets),
+            at: header.len,
         };
         let body = &bytes[..expected - CHECKSUM_BYTES];
         let stored = u64::from_le_bytes(bytes[expected - CHECKSUM_BYTES..].try_into().unwrap());
@@ -584,7 +594,7 @@ impl Network {
         let head = (HEADER_BYTES + CHECKSUM_BYTES) as u64;
         (&file).take(head).read_to_end(&mut bytes).map_err(io)?;
         let header = Header::read(&bytes)?;
-        let expected = file_len(header.hidden, header.buckets);
+        let expected = header.file_len();
         if found != expected {
             return Err(NetworkError::BadLength {
                 hidden: header.hidden as u32,
