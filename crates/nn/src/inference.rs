@@ -12,17 +12,12 @@ use crate::simd;
 impl Network {
     /// The output layer of bucket `bucket` (see [`Network::bucket`]) on two accumulators
     /// (each `H` values): centipawns for the side to move, exactly as the type documentation
-    /// defines it.
+    /// defines it. A bucket the network does not have panics (the slices are indexed by it).
     pub fn output(&self, stm: &[i16], nstm: &[i16], bucket: usize) -> i32 {
         let h = self.hidden();
         assert!(
             stm.len() == h && nstm.len() == h,
             "accumulators of {h} values"
-        );
-        assert!(
-            bucket < self.buckets(),
-            "bucket {bucket} of {}",
-            self.buckets()
         );
         let qa = self.qa() as i16;
         let (simd, small) = (self.simd(), self.small_out());

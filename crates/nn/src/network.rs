@@ -43,7 +43,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// The header's length in a file [`Network::to_bytes`] writes: version 1 for one output
 /// bucket, version 2 (with the bucket count) for more.
-pub const fn header_len(buckets: usize) -> usize {
+const fn header_len(buckets: usize) -> usize {
     if buckets == 1 {
         HEADER_BYTES
     } else {
@@ -239,9 +239,19 @@ struct Header {
 }
 
 impl Header {
-    /// The length the whole file must have.
-    fn file_len(&self) -> usize {
-        self.len + body_len(self.hidden, self.buckets)
+    /// The length the whole file must have, checked against the `found` one.
+    fn check_len(&self, found: usize) -> Result<usize, NetworkError> {
+        let expected = self.len + body_len(self.hidden, self.buckets);
+        if found == expected {
+            Ok(expected)
+        } else {
+            Err(NetworkError::BadLength {
+                hidden: self.hidden as u32,
+                buckets: self.buckets as u32,
+                expected,
+                found,
+            })
+        }
     }
 
     /// Checks the first bytes of a file: length, magic, version, inputs, hidden size,
@@ -521,22 +531,8 @@ impl Network {
     /// checksum in that order.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         let header = Header::read(bytes)?;
-        let (hidden, qa, qb, scale, buckets) = (
-            header.hidden,
-            header.qa,
-            header.qb,
-            header.scale,
-            header.buckets,
-        );
-        let expected = header.file_len();
-        if bytes.len() != expected {
-            return Err(NetworkError::BadLength {
-                hidden: hidden as u32,
-                buckets: buckets as u32,
-                expected,
-                found: bytes.len(),
-            });
-        }
+        let expected = header.check_len(bytes.len())?;
+        let (hidden, buckets) = (header.hidden, header.buckets);
         let mut r = Reader {
             bytes,
             at: header.len,
@@ -556,9 +552,9 @@ impl Network {
         let out_biases = r.i32s(buckets);
         Network::from_parts(NetworkParts {
             hidden,
-            qa,
-            qb,
-            scale,
+            qa: header.qa,
+            qb: header.qb,
+            scale: header.scale,
             ft_weights,
             ft_biases,
             buckets,
@@ -594,15 +590,7 @@ impl Network {
         let head = (HEADER_BYTES + CHECKSUM_BYTES) as u64;
         (&file).take(head).read_to_end(&mut bytes).map_err(io)?;
         let header = Header::read(&bytes)?;
-        let expected = header.file_len();
-        if found != expected {
-            return Err(NetworkError::BadLength {
-                hidden: header.hidden as u32,
-                buckets: header.buckets as u32,
-                expected,
-                found,
-            });
-        }
+        let expected = header.check_len(found)?;
         // One byte more than expected shows a file that grew since its length was taken.
         bytes.reserve_exact(expected - bytes.len());
         (&file)
