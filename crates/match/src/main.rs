@@ -5,7 +5,9 @@
 //! colours swapped. Several pairs run at once (`--concurrency`), each worker with its own two
 //! engine processes. After every pair the state (pentanomial counts, the pairs done) is written
 //! to `--state`, so a stopped match resumes where it was (`--resume`). With `--sprt elo0,elo1`
-//! the match stops as soon as the test decides. The last line gives the result.
+//! the match stops as soon as the test decides (the first pair to carry the ratio past a bound
+//! decides; pairs in flight then finish and count, but cannot undo it). The last line gives the
+//! result.
 //!
 //! ```text
 //! chess-match --engine target/release/chess-uci --opponent ./chess-uci-base \
@@ -18,8 +20,8 @@ mod engine;
 mod game;
 mod openings;
 mod sprt;
+mod state;
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,12 +31,12 @@ use std::thread;
 
 use chess_rules::Position;
 use clap::Parser;
-use serde::{Deserialize, Serialize};
 
 use engine::Engine;
 use game::{Adjudication, Control, Record};
 use openings::book;
-use sprt::{Decision, Pentanomial, Sprt};
+use sprt::Sprt;
+use state::State;
 
 const DEFAULT_BOOK: &str = include_str!("../books/default.txt");
 
@@ -105,20 +107,6 @@ struct Args {
     win_cp: i32,
 }
 
-/// The checkpoint.
-#[derive(Serialize, Deserialize, Default)]
-struct State {
-    /// What was being measured: a resumed match must be the same one.
-    setup: String,
-    penta: Pentanomial,
-    /// Wins, losses, draws of the engine under test.
-    wld: [u64; 3],
-    /// Games lost on time or by an engine failure, by the engine under test and its opponent.
-    forfeits: [u64; 2],
-    /// Pair indices finished.
-    done: BTreeSet<u64>,
-}
-
 fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
     items
         .iter()
@@ -176,26 +164,6 @@ fn load_average() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn summary(state: &State, sprt: Option<&Sprt>) -> String {
-    let [w, l, d] = state.wld;
-    let mut s = format!(
-        "{} games (+{w} -{l} ={d}), pentanomial {:?}",
-        w + l + d,
-        state.penta.0
-    );
-    if let Some((e, lo, hi)) = state.penta.elo() {
-        s.push_str(&format!(", Elo {e:+.1} (95% {lo:+.1} .. {hi:+.1})"));
-    }
-    if let Some(t) = sprt {
-        let (lo, hi) = t.bounds();
-        s.push_str(&format!(
-            ", LLR {:.2} ({lo:.2}, {hi:.2})",
-            t.llr(&state.penta)
-        ));
-    }
-    s
-}
-
 fn run(args: Args) -> Result<(), String> {
     let control = Control::parse(&args.tc)?;
     let sprt = args.sprt.as_deref().map(Sprt::parse).transpose()?;
@@ -238,7 +206,7 @@ fn run(args: Args) -> Result<(), String> {
                 s.setup
             ));
         }
-        println!("resuming: {}", summary(&s, sprt.as_ref()));
+        println!("resuming: {}", s.summary(sprt.as_ref()));
         s
     } else {
         fs::write(&args.pgn, "").map_err(|e| format!("{}: {e}", args.pgn.display()))?;
@@ -261,9 +229,11 @@ fn run(args: Args) -> Result<(), String> {
         args.concurrency,
         load_average()
     );
+    // A resumed match that was decided plays no more pairs.
+    let decided = state.decided.is_some();
     let state = Arc::new(Mutex::new(state));
     let next = Arc::new(AtomicU64::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(decided));
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut workers = Vec::new();
     for _ in 0..args.concurrency {
@@ -356,6 +326,7 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     s.penta.add(half_points);
                     s.done.insert(pair);
+                    let decided = s.settle(sprt.as_ref());
                     let mut f = fs::OpenOptions::new()
                         .append(true)
                         .create(true)
@@ -373,11 +344,9 @@ fn run(args: Args) -> Result<(), String> {
                         pair + 1,
                         first.result,
                         second.result,
-                        summary(&s, sprt.as_ref())
+                        s.summary(sprt.as_ref())
                     );
-                    if let Some(t) = &sprt
-                        && t.decide(&s.penta) != Decision::Continue
-                    {
+                    if decided {
                         stop.store(true, Ordering::SeqCst);
                     }
                 }
@@ -398,21 +367,7 @@ fn run(args: Args) -> Result<(), String> {
     for e in errs.iter() {
         eprintln!("error: {e}");
     }
-    let verdict = match &sprt {
-        Some(t) => match t.decide(&s.penta) {
-            Decision::H1 => format!("SPRT [{}, {}]: H1 accepted", t.elo0, t.elo1),
-            Decision::H0 => format!("SPRT [{}, {}]: H0 accepted", t.elo0, t.elo1),
-            Decision::Continue => format!("SPRT [{}, {}]: undecided", t.elo0, t.elo1),
-        },
-        None => "match".to_owned(),
-    };
-    println!(
-        "{verdict}: {}; forfeits {} by the engine, {} by the opponent; load average {}",
-        summary(&s, sprt.as_ref()),
-        s.forfeits[0],
-        s.forfeits[1],
-        load_average()
-    );
+    println!("{}", s.verdict(sprt.as_ref(), &load_average()));
     if errs.is_empty() {
         Ok(())
     } else {

@@ -75,7 +75,7 @@ pub struct Sprt {
 }
 
 /// Where a test stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Decision {
     /// H1: the engine under test is at least `elo1` stronger.
     H1,
