@@ -1,6 +1,6 @@
 //! Move-ordering statistics that a search thread keeps across searches of one game: butterfly
-//! history (side, from, to), continuation history (previous piece-to, this piece-to), capture
-//! history (piece-to, captured role) and counter moves.
+//! history (side, from, to), continuation history (piece-to of the moves one, two and four
+//! plies back, this piece-to), capture history (piece-to, captured role) and counter moves.
 
 use chess_rules::{Color, Move, Role};
 
@@ -12,6 +12,10 @@ pub(crate) const HISTORY_MAX: i32 = 16_384;
 pub(crate) const PIECE_TO: usize = 12 * 64;
 /// Marks "no previous move" (root, or after a null move).
 pub(crate) const NO_PIECE_TO: u16 = u16::MAX;
+
+/// Piece-to of the earlier moves that continuation history follows: one, two and four plies
+/// back (the last move, our own last move, our move before that).
+pub(crate) type Prev = [u16; 3];
 
 #[inline]
 pub(crate) fn piece_to(color: Color, m: Move) -> u16 {
@@ -54,9 +58,9 @@ impl History {
         (color.index() * 64 + m.from().index()) * 64 + m.to().index()
     }
 
-    /// Ordering score of a quiet move given the piece-to of the last two moves.
+    /// Ordering score of a quiet move given the piece-to of the earlier moves.
     #[inline]
-    pub(crate) fn quiet(&self, color: Color, m: Move, prev: [u16; 2]) -> i32 {
+    pub(crate) fn quiet(&self, color: Color, m: Move, prev: Prev) -> i32 {
         let pt = piece_to(color, m) as usize;
         let mut s = i32::from(self.butterfly[Self::butterfly_index(color, m)]);
         for p in prev {
@@ -67,7 +71,7 @@ impl History {
         s
     }
 
-    pub(crate) fn update_quiet(&mut self, color: Color, m: Move, prev: [u16; 2], bonus: i32) {
+    pub(crate) fn update_quiet(&mut self, color: Color, m: Move, prev: Prev, bonus: i32) {
         apply(&mut self.butterfly[Self::butterfly_index(color, m)], bonus);
         let pt = piece_to(color, m) as usize;
         for p in prev {

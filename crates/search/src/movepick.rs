@@ -11,7 +11,7 @@ use chess_rules::{
     rook_attacks,
 };
 
-use crate::history::History;
+use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::see::{SEE_VALUE, see_ge};
 use crate::tt::pack_move;
 
@@ -99,7 +99,7 @@ pub(crate) struct MovePicker {
     /// Quiescence: also quiet moves that give direct check, after the captures.
     quiet_checks: bool,
     skip_quiets: bool,
-    prev: [u16; 2],
+    prev: Prev,
 }
 
 impl MovePicker {
@@ -109,7 +109,7 @@ impl MovePicker {
         tt_move: u16,
         killers: [Move; 2],
         counter: Move,
-        prev: [u16; 2],
+        prev: Prev,
     ) -> MovePicker {
         MovePicker {
             moves: pos.legal_moves(),
@@ -140,7 +140,7 @@ impl MovePicker {
         in_check: bool,
         checks: bool,
     ) -> MovePicker {
-        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [u16::MAX; 2]);
+        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [NO_PIECE_TO; 3]);
         p.captures_only = !in_check;
         p.quiet_checks = !in_check && checks;
         p
@@ -346,7 +346,7 @@ mod tests {
 
     fn all_moves(pos: &Position, tt: u16, killers: [Move; 2]) -> Vec<Move> {
         let hist = History::new();
-        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [u16::MAX; 2]);
+        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3]);
         let mut out = Vec::new();
         while let Some(m) = p.next(pos, &hist) {
             out.push(m);

@@ -14,7 +14,7 @@ use chess_tablebase::Tablebase;
 use super::limits::SearchLimits;
 use super::timeman::TimeManager;
 use crate::eval::Evaluator;
-use crate::history::{History, NO_PIECE_TO};
+use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::params::Params;
 use crate::score::{INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX};
 use crate::tt::{Bound, TranspositionTable, TtEntry, pack_move, score_to_tt};
@@ -228,12 +228,13 @@ impl<'a> Searcher<'a> {
         &mut self.stack[ply + STACK_OFFSET]
     }
 
-    /// Piece-to of the moves one and two plies back, for continuation history.
+    /// Piece-to of the moves one, two and four plies back, for continuation history.
     #[inline]
-    pub(super) fn prev_piece_to(&self, ply: usize) -> [u16; 2] {
+    pub(super) fn prev_piece_to(&self, ply: usize) -> Prev {
         [
             self.stack[ply + STACK_OFFSET - 1].piece_to,
             self.stack[ply + STACK_OFFSET - 2].piece_to,
+            self.stack[ply + STACK_OFFSET - 4].piece_to,
         ]
     }
 
