@@ -79,6 +79,38 @@ impl Sink for Counter {
     }
 }
 
+/// Lists only the moves that capture or promote: targets are masked to the enemy's pieces,
+/// promotions and en passant pass whole, castling is dropped. The moves kept come out in the
+/// same order as in the full list.
+struct Tactical<'a> {
+    list: &'a mut MoveList,
+    theirs: Bitboard,
+}
+
+impl Sink for Tactical<'_> {
+    #[inline]
+    fn piece(&mut self, role: Role, from: Square, targets: Bitboard) {
+        self.list.piece(role, from, targets & self.theirs);
+    }
+
+    #[inline]
+    fn pawns(&mut self, targets: Bitboard, delta: i32, kind: MoveKind) {
+        self.list.pawns(targets & self.theirs, delta, kind);
+    }
+
+    #[inline]
+    fn promotions(&mut self, targets: Bitboard, delta: i32) {
+        self.list.promotions(targets, delta);
+    }
+
+    #[inline]
+    fn single(&mut self, m: Move) {
+        if m.is_en_passant() {
+            self.list.push(m);
+        }
+    }
+}
+
 /// Stops at the first move found.
 pub(crate) struct Any(pub(crate) bool);
 
@@ -122,6 +154,26 @@ impl Position {
     pub fn legal_moves_into(&self, list: &mut MoveList) {
         list.clear();
         self.generate(list);
+    }
+
+    /// The legal moves that capture (en passant included) or promote, in the order
+    /// [`Position::legal_moves`] lists them: what a quiescence search looks at, without the
+    /// cost of listing the quiet moves.
+    ///
+    /// ```
+    /// use chess_rules::Position;
+    /// let pos = Position::from_fen("4k3/1P6/8/3pP3/8/8/8/4K2R w K d6 0 1").unwrap();
+    /// let moves: Vec<String> = pos.legal_tactical_moves().iter().map(|m| m.to_string()).collect();
+    /// assert_eq!(moves, ["b7b8q", "b7b8r", "b7b8b", "b7b8n", "e5d6"]);
+    /// ```
+    pub fn legal_tactical_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        let theirs = self.by_color(!self.turn);
+        self.generate(&mut Tactical {
+            list: &mut list,
+            theirs,
+        });
+        list
     }
 
     /// The number of legal moves, counted without listing them.

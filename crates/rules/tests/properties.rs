@@ -272,6 +272,19 @@ proptest! {
         for pick in picks {
             prop_assert_eq!(fast_legal(&pos), slow_legal(&pos), "{}", pos.fen());
             prop_assert_eq!(pos.count_legal() as usize, pos.legal_moves().len());
+            // The tactical list is the full list's captures and promotions, in its order.
+            let all = pos.legal_moves();
+            let tactical: Vec<_> = all
+                .iter()
+                .copied()
+                .filter(|m| {
+                    m.is_en_passant()
+                        || m.promotion().is_some()
+                        || pos.by_color(!pos.turn()).contains(m.to())
+                })
+                .collect();
+            let listed = pos.legal_tactical_moves();
+            prop_assert_eq!(listed.as_slice(), &tactical[..], "{}", pos.fen());
             prop_assert_eq!(pos.zobrist(), fresh_key(&pos), "{}", pos.fen());
             let moves = pos.legal_moves();
             for &m in moves.iter() {

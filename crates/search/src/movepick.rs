@@ -111,8 +111,18 @@ impl MovePicker {
         counter: Move,
         prev: Prev,
     ) -> MovePicker {
+        MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev)
+    }
+
+    fn with_moves(
+        moves: MoveList,
+        tt_move: u16,
+        killers: [Move; 2],
+        counter: Move,
+        prev: Prev,
+    ) -> MovePicker {
         MovePicker {
-            moves: pos.legal_moves(),
+            moves,
             scores: [0; MoveList::CAPACITY],
             stage: Stage::TtMove,
             tt_packed: tt_move,
@@ -140,13 +150,27 @@ impl MovePicker {
         in_check: bool,
         checks: bool,
     ) -> MovePicker {
-        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [NO_PIECE_TO; 3]);
+        // Out of check and without quiet checks only the captures and promotions are wanted;
+        // they come in the full list's order, so the search is the same either way.
+        let moves = if in_check || checks {
+            pos.legal_moves()
+        } else {
+            pos.legal_tactical_moves()
+        };
+        let mut p = MovePicker::with_moves(
+            moves,
+            tt_move,
+            [Move::NULL; 2],
+            Move::NULL,
+            [NO_PIECE_TO; 3],
+        );
         p.captures_only = !in_check;
         p.quiet_checks = !in_check && checks;
         p
     }
 
-    /// Number of legal moves in the position.
+    /// Number of moves listed: every legal move when in check or with quiet checks, the
+    /// captures and promotions otherwise in quiescence.
     pub(crate) fn legal_count(&self) -> usize {
         self.moves.len()
     }
