@@ -15,6 +15,11 @@ use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::see::{SEE_VALUE, see_ge};
 use crate::tt::pack_move;
 
+/// Quiets picked one by one before the rest are sorted.
+const SELECT_FIRST: usize = 8;
+/// The score of a quiet already handed out (below every real score).
+const TAKEN: i32 = i32::MIN;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Stage {
     TtMove,
@@ -99,6 +104,10 @@ pub(crate) struct MovePicker {
     /// Quiescence: also quiet moves that give direct check, after the captures.
     quiet_checks: bool,
     skip_quiets: bool,
+    /// Quiets handed out by selection before the rest are sorted.
+    picked: usize,
+    /// End of the sorted quiets once they are sorted.
+    end: usize,
     prev: Prev,
 }
 
@@ -138,6 +147,8 @@ impl MovePicker {
             captures_only: false,
             quiet_checks: false,
             skip_quiets: false,
+            picked: 0,
+            end: 0,
             prev,
         }
     }
@@ -202,6 +213,59 @@ impl MovePicker {
         } else {
             None
         }
+    }
+
+    /// The next quiet move, best history first, ties in list order (the order of a stable
+    /// sort). Pruning and cutoffs usually end the quiets after a few, so the first
+    /// [`SELECT_FIRST`] are picked by selection (a taken one's score becomes `TAKEN`); only a
+    /// node that goes on sorts the rest, which keeps the order a full sort would give.
+    fn next_quiet(&mut self) -> Option<Move> {
+        let len = self.moves.len();
+        if self.picked < SELECT_FIRST {
+            let mut best = None;
+            let mut best_score = TAKEN;
+            for i in self.split..len {
+                if self.scores[i] > best_score {
+                    best = Some(i);
+                    best_score = self.scores[i];
+                }
+            }
+            let i = best?;
+            self.scores[i] = TAKEN;
+            self.picked += 1;
+            return Some(self.moves[i]);
+        }
+        if self.picked == SELECT_FIRST {
+            // Close up the quiets not taken, in list order, then insertion-sort them (stable).
+            let mut w = self.split;
+            for i in self.split..len {
+                if self.scores[i] != TAKEN {
+                    self.scores[w] = self.scores[i];
+                    self.moves.as_mut_slice()[w] = self.moves[i];
+                    w += 1;
+                }
+            }
+            for i in self.split + 1..w {
+                let (m, s) = (self.moves[i], self.scores[i]);
+                let mut j = i;
+                while j > self.split && self.scores[j - 1] < s {
+                    self.scores[j] = self.scores[j - 1];
+                    self.moves.as_mut_slice()[j] = self.moves[j - 1];
+                    j -= 1;
+                }
+                self.scores[j] = s;
+                self.moves.as_mut_slice()[j] = m;
+            }
+            self.next = self.split;
+            self.end = w;
+            self.picked += 1;
+        }
+        if self.next >= self.end {
+            return None;
+        }
+        let m = self.moves[self.next];
+        self.next += 1;
+        Some(m)
     }
 
     pub(crate) fn next(&mut self, pos: &Position, hist: &History) -> Option<Move> {
@@ -314,26 +378,17 @@ impl MovePicker {
                                 + if checks.gives_check(m) { 16_384 } else { 0 }
                         };
                     }
-                    // Insertion sort, best first.
-                    for i in self.split + 1..len {
-                        let (m, s) = (self.moves[i], self.scores[i]);
-                        let mut j = i;
-                        while j > self.split && self.scores[j - 1] < s {
-                            self.scores[j] = self.scores[j - 1];
-                            self.moves.as_mut_slice()[j] = self.moves[j - 1];
-                            j -= 1;
-                        }
-                        self.scores[j] = s;
-                        self.moves.as_mut_slice()[j] = m;
-                    }
+                    self.picked = 0;
                 }
                 Stage::Quiets => {
-                    if self.skip_quiets || self.next >= self.moves.len() {
+                    if self.skip_quiets {
                         self.stage = Stage::BadCaptures;
                         continue;
                     }
-                    let m = self.moves[self.next];
-                    self.next += 1;
+                    let Some(m) = self.next_quiet() else {
+                        self.stage = Stage::BadCaptures;
+                        continue;
+                    };
                     if !self.was_given(m) {
                         return Some(m);
                     }
@@ -427,5 +482,50 @@ mod tests {
             got.push(m.to_string());
         }
         assert_eq!(got, ["d2f4", "d2d5"]);
+    }
+
+    #[test]
+    fn quiets_come_best_history_first_past_the_selected_ones() {
+        // Kiwipete: about 40 quiet moves, far more than are picked by selection.
+        let pos = Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let us = pos.turn();
+        let prev = [NO_PIECE_TO; 3];
+        let quiets: Vec<Move> = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| !is_tactical(&pos, m) && m.promotion().is_none())
+            .collect();
+        assert!(quiets.len() > 3 * SELECT_FIRST);
+        let checks = CheckSquares::new(&pos);
+        let score = |hist: &History, m: Move| {
+            hist.quiet(us, m, prev) + if checks.gives_check(m) { 16_384 } else { 0 }
+        };
+        // Scores in a few groups, so that ties fall before, across and after the switch.
+        let mut hist = History::new();
+        for (i, &m) in quiets.iter().enumerate() {
+            hist.update_quiet(us, m, prev, [900, -400, 0, 1500, 300][i % 5]);
+        }
+        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev);
+        let mut got = Vec::new();
+        while let Some(m) = p.next(&pos, &hist) {
+            if quiets.contains(&m) {
+                got.push(m);
+            }
+        }
+        assert_eq!(got.len(), quiets.len(), "each quiet once");
+        for w in got.windows(2) {
+            assert!(
+                score(&hist, w[0]) >= score(&hist, w[1]),
+                "{} ({}) before {} ({})",
+                w[0],
+                score(&hist, w[0]),
+                w[1],
+                score(&hist, w[1])
+            );
+        }
     }
 }
