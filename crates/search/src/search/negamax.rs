@@ -301,7 +301,11 @@ impl Searcher<'_> {
             let mut next = pos.clone();
             next.play_unchecked(m);
             let gives_check = next.is_check();
-            if gives_check && extension == 0 && (ply as i32) < 2 * self.root_depth {
+            if gives_check
+                && extension == 0
+                && (ply as i32) < 2 * self.root_depth
+                && see_ge(pos, m, 0)
+            {
                 extension = 1;
             }
             self.ss_mut(ply + 1).double_extensions =
