@@ -272,9 +272,10 @@ proptest! {
         for pick in picks {
             prop_assert_eq!(fast_legal(&pos), slow_legal(&pos), "{}", pos.fen());
             prop_assert_eq!(pos.count_legal() as usize, pos.legal_moves().len());
+            prop_assert_eq!(pos.zobrist(), fresh_key(&pos), "{}", pos.fen());
+            let moves = pos.legal_moves();
             // The tactical list is the full list's captures and promotions, in its order.
-            let all = pos.legal_moves();
-            let tactical: Vec<_> = all
+            let tactical: Vec<_> = moves
                 .iter()
                 .copied()
                 .filter(|m| {
@@ -285,8 +286,6 @@ proptest! {
                 .collect();
             let listed = pos.legal_tactical_moves();
             prop_assert_eq!(listed.as_slice(), &tactical[..], "{}", pos.fen());
-            prop_assert_eq!(pos.zobrist(), fresh_key(&pos), "{}", pos.fen());
-            let moves = pos.legal_moves();
             for &m in moves.iter() {
                 let san = pos.san(m);
                 prop_assert_eq!(pos.parse_san(&san).unwrap(), m, "{} {}", pos.fen(), san);

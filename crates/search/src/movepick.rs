@@ -361,7 +361,6 @@ impl MovePicker {
                 }
                 Stage::ScoreQuiets => {
                     self.stage = Stage::Quiets;
-                    self.next = self.split;
                     if self.skip_quiets {
                         continue;
                     }
@@ -378,7 +377,6 @@ impl MovePicker {
                                 + if checks.gives_check(m) { 16_384 } else { 0 }
                         };
                     }
-                    self.picked = 0;
                 }
                 Stage::Quiets => {
                     if self.skip_quiets {
