@@ -3,7 +3,8 @@
 //! All legal moves are generated once, then handed out in stages so that a cutoff early on
 //! saves the scoring and sorting of the rest: the hash move; captures and queen promotions by
 //! MVV-LVA (most valuable victim, least valuable attacker) whose exchange does not lose material;
-//! the two killers and the counter move; the remaining quiets by history; and last the captures
+//! the two killers and the counter move; the remaining quiets by history, raised for a piece
+//! leaving an attack by a cheaper one and lowered for one walking into it; and last the captures
 //! that lose material by SEE.
 
 use chess_rules::{
@@ -80,6 +81,55 @@ impl CheckSquares {
     #[inline]
     pub(crate) fn gives_check(&self, m: Move) -> bool {
         self.0[m.role_after().index()].contains(m.to())
+    }
+}
+
+/// Squares the side not to move attacks with its pawns, with pieces worth at most a minor, and
+/// with pieces worth at most a rook: where a piece of ours would be attacked by a cheaper one.
+struct Threats {
+    by_pawn: Bitboard,
+    by_minor: Bitboard,
+    by_rook: Bitboard,
+}
+
+impl Threats {
+    fn new(pos: &Position) -> Threats {
+        let them = !pos.turn();
+        let occ = pos.occupied();
+        let by_pawn = pos
+            .pieces(them, Role::Pawn)
+            .fold(Bitboard::EMPTY, |b, sq| b | pawn_attacks(them, sq));
+        let by_minor = pos
+            .pieces(them, Role::Knight)
+            .fold(by_pawn, |b, sq| b | knight_attacks(sq));
+        let by_minor = pos
+            .pieces(them, Role::Bishop)
+            .fold(by_minor, |b, sq| b | bishop_attacks(sq, occ));
+        let by_rook = pos
+            .pieces(them, Role::Rook)
+            .fold(by_minor, |b, sq| b | rook_attacks(sq, occ));
+        Threats {
+            by_pawn,
+            by_minor,
+            by_rook,
+        }
+    }
+
+    /// Ordering bonus for a quiet move that takes a piece out of attack by a cheaper one, and
+    /// the same as a malus for one that walks into such an attack.
+    #[inline]
+    fn escape(&self, m: Move) -> i32 {
+        let (danger, worth) = match m.role() {
+            Role::Queen => (self.by_rook, 32_768),
+            Role::Rook => (self.by_minor, 16_384),
+            Role::Knight | Role::Bishop => (self.by_pawn, 12_288),
+            Role::Pawn | Role::King => return 0,
+        };
+        match (danger.contains(m.from()), danger.contains(m.to())) {
+            (true, false) => worth,
+            (false, true) => -worth,
+            _ => 0,
+        }
     }
 }
 
@@ -367,14 +417,16 @@ impl MovePicker {
                     let us = pos.turn();
                     let len = self.moves.len();
                     let checks = CheckSquares::new(pos);
+                    let threats = Threats::new(pos);
                     for i in self.split..len {
                         let m = self.moves[i];
-                        // Underpromotions last; checks early.
+                        // Underpromotions last; checks early; pieces out of attack early.
                         self.scores[i] = if m.promotion().is_some() {
                             -1_000_000
                         } else {
                             hist.quiet(us, m, self.prev)
                                 + if checks.gives_check(m) { 16_384 } else { 0 }
+                                + threats.escape(m)
                         };
                     }
                 }
@@ -499,8 +551,11 @@ mod tests {
             .collect();
         assert!(quiets.len() > 3 * SELECT_FIRST);
         let checks = CheckSquares::new(&pos);
+        let threats = Threats::new(&pos);
         let score = |hist: &History, m: Move| {
-            hist.quiet(us, m, prev) + if checks.gives_check(m) { 16_384 } else { 0 }
+            hist.quiet(us, m, prev)
+                + if checks.gives_check(m) { 16_384 } else { 0 }
+                + threats.escape(m)
         };
         // Scores in a few groups, so that ties fall before, across and after the switch.
         let mut hist = History::new();
@@ -525,5 +580,25 @@ mod tests {
                 score(&hist, w[1])
             );
         }
+    }
+
+    #[test]
+    fn quiets_out_of_attack_first_into_attack_last() {
+        // The knight on e4 is attacked by the pawn on d5: its eight moves escape and come
+        // first. The rook's moves to a5 and a7 walk into the black knight's attack and come
+        // last. (No move gives check, there is nothing to capture, the history is empty.)
+        let pos = Position::from_fen("8/8/2n4k/3p4/4N3/8/8/R3K3 w - - 0 1").unwrap();
+        let quiets: Vec<String> = all_moves(&pos, 0, [Move::NULL; 2])
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(quiets.len(), 8 + 10 + 5, "{quiets:?}");
+        assert!(
+            quiets[..8].iter().all(|m| m.starts_with("e4")),
+            "{quiets:?}"
+        );
+        let mut last: Vec<&str> = quiets[21..].iter().map(String::as_str).collect();
+        last.sort_unstable();
+        assert_eq!(last, ["a1a5", "a1a7"], "{quiets:?}");
     }
 }
