@@ -1,8 +1,8 @@
 //! Move-ordering statistics that a search thread keeps across searches of one game: butterfly
-//! history (side, from, to), continuation history (piece-to of the moves one, two and four
+//! history (side, whether the enemy attacks the origin and the destination, from, to), continuation history (piece-to of the moves one, two and four
 //! plies back, this piece-to), capture history (piece-to, captured role) and counter moves.
 
-use chess_rules::{Color, Move, Role};
+use chess_rules::{Bitboard, Color, Move, Role};
 
 /// Histories saturate at this magnitude: each update moves an entry part of the way towards
 /// ±`HISTORY_MAX` (gravity), so old information fades instead of overflowing.
@@ -39,7 +39,7 @@ pub(crate) struct History {
 impl History {
     pub(crate) fn new() -> History {
         History {
-            butterfly: vec![0; 2 * 64 * 64],
+            butterfly: vec![0; 2 * 2 * 2 * 64 * 64],
             capture: vec![0; PIECE_TO * 6],
             cont: vec![0; PIECE_TO * PIECE_TO],
             counter: vec![Move::NULL; PIECE_TO],
@@ -53,16 +53,22 @@ impl History {
         self.counter.fill(Move::NULL);
     }
 
+    /// `attacked`: the squares the enemy attacks. A move out of attack and one into it are
+    /// different moves to this table.
     #[inline]
-    fn butterfly_index(color: Color, m: Move) -> usize {
-        (color.index() * 64 + m.from().index()) * 64 + m.to().index()
+    fn butterfly_index(color: Color, m: Move, attacked: Bitboard) -> usize {
+        let from_attacked = usize::from(attacked.contains(m.from()));
+        let to_attacked = usize::from(attacked.contains(m.to()));
+        (((color.index() * 2 + from_attacked) * 2 + to_attacked) * 64 + m.from().index()) * 64
+            + m.to().index()
     }
 
-    /// Ordering score of a quiet move given the piece-to of the earlier moves.
+    /// Ordering score of a quiet move given the squares the enemy attacks and the piece-to of
+    /// the earlier moves.
     #[inline]
-    pub(crate) fn quiet(&self, color: Color, m: Move, prev: Prev) -> i32 {
+    pub(crate) fn quiet(&self, color: Color, m: Move, attacked: Bitboard, prev: Prev) -> i32 {
         let pt = piece_to(color, m) as usize;
-        let mut s = i32::from(self.butterfly[Self::butterfly_index(color, m)]);
+        let mut s = i32::from(self.butterfly[Self::butterfly_index(color, m, attacked)]);
         for p in prev {
             if p != NO_PIECE_TO {
                 s += i32::from(self.cont[p as usize * PIECE_TO + pt]);
@@ -71,8 +77,18 @@ impl History {
         s
     }
 
-    pub(crate) fn update_quiet(&mut self, color: Color, m: Move, prev: Prev, bonus: i32) {
-        apply(&mut self.butterfly[Self::butterfly_index(color, m)], bonus);
+    pub(crate) fn update_quiet(
+        &mut self,
+        color: Color,
+        m: Move,
+        attacked: Bitboard,
+        prev: Prev,
+        bonus: i32,
+    ) {
+        apply(
+            &mut self.butterfly[Self::butterfly_index(color, m, attacked)],
+            bonus,
+        );
         let pt = piece_to(color, m) as usize;
         for p in prev {
             if p != NO_PIECE_TO {
@@ -124,5 +140,23 @@ mod tests {
             apply(&mut e, -2000);
         }
         assert!(i32::from(e) >= -HISTORY_MAX && e < -15_000);
+    }
+
+    #[test]
+    fn a_move_out_of_attack_is_not_the_same_move_into_quiet() {
+        let pos = chess_rules::Position::default();
+        let m = pos.parse_uci("g1f3").unwrap();
+        let none = [NO_PIECE_TO; 3];
+        let from: Bitboard = m.from().into();
+        let to: Bitboard = m.to().into();
+        let mut h = History::new();
+        h.update_quiet(Color::White, m, from, none, 1000);
+        assert!(h.quiet(Color::White, m, from, none) > 0);
+        assert_eq!(h.quiet(Color::White, m, Bitboard::EMPTY, none), 0);
+        assert_eq!(h.quiet(Color::White, m, to, none), 0);
+        assert_eq!(h.quiet(Color::White, m, from | to, none), 0);
+        // Squares other than the move's own do not matter.
+        let elsewhere: Bitboard = pos.parse_uci("e2e4").unwrap().to().into();
+        assert!(h.quiet(Color::White, m, from | elsewhere, none) > 0);
     }
 }

@@ -8,8 +8,8 @@
 //! that lose material by SEE.
 
 use chess_rules::{
-    Bitboard, Move, MoveList, Position, Role, bishop_attacks, knight_attacks, pawn_attacks,
-    rook_attacks,
+    Bitboard, Move, MoveList, Position, Role, bishop_attacks, king_attacks, knight_attacks,
+    pawn_attacks, queen_attacks, rook_attacks,
 };
 
 use crate::history::{History, NO_PIECE_TO, Prev};
@@ -84,16 +84,20 @@ impl CheckSquares {
     }
 }
 
-/// Squares the side not to move attacks with its pawns, with pieces worth at most a minor, and
-/// with pieces worth at most a rook: where a piece of ours would be attacked by a cheaper one.
-struct Threats {
+/// Squares the side not to move attacks with its pawns, with pieces worth at most a minor, with
+/// pieces worth at most a rook (where a piece of ours would be attacked by a cheaper one), and
+/// with anything.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Threats {
     by_pawn: Bitboard,
     by_minor: Bitboard,
     by_rook: Bitboard,
+    /// Every square the enemy attacks.
+    pub(crate) all: Bitboard,
 }
 
 impl Threats {
-    fn new(pos: &Position) -> Threats {
+    pub(crate) fn new(pos: &Position) -> Threats {
         let them = !pos.turn();
         let occ = pos.occupied();
         let by_pawn = pos
@@ -108,10 +112,15 @@ impl Threats {
         let by_rook = pos
             .pieces(them, Role::Rook)
             .fold(by_minor, |b, sq| b | rook_attacks(sq, occ));
+        let all = pos
+            .pieces(them, Role::Queen)
+            .fold(by_rook, |b, sq| b | queen_attacks(sq, occ))
+            | king_attacks(pos.king_of(them));
         Threats {
             by_pawn,
             by_minor,
             by_rook,
+            all,
         }
     }
 
@@ -159,6 +168,8 @@ pub(crate) struct MovePicker {
     /// End of the sorted quiets once they are sorted.
     end: usize,
     prev: Prev,
+    /// The enemy's attacks, computed when the quiets are scored unless the search gave them.
+    threats: Option<Threats>,
 }
 
 impl MovePicker {
@@ -169,8 +180,11 @@ impl MovePicker {
         killers: [Move; 2],
         counter: Move,
         prev: Prev,
+        threats: Threats,
     ) -> MovePicker {
-        MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev)
+        let mut p = MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev);
+        p.threats = Some(threats);
+        p
     }
 
     fn with_moves(
@@ -200,6 +214,7 @@ impl MovePicker {
             picked: 0,
             end: 0,
             prev,
+            threats: None,
         }
     }
 
@@ -417,14 +432,14 @@ impl MovePicker {
                     let us = pos.turn();
                     let len = self.moves.len();
                     let checks = CheckSquares::new(pos);
-                    let threats = Threats::new(pos);
+                    let threats = *self.threats.get_or_insert_with(|| Threats::new(pos));
                     for i in self.split..len {
                         let m = self.moves[i];
                         // Underpromotions last; checks early; pieces out of attack early.
                         self.scores[i] = if m.promotion().is_some() {
                             -1_000_000
                         } else {
-                            hist.quiet(us, m, self.prev)
+                            hist.quiet(us, m, threats.all, self.prev)
                                 + if checks.gives_check(m) { 16_384 } else { 0 }
                                 + threats.escape(m)
                         };
@@ -475,7 +490,8 @@ mod tests {
 
     fn all_moves(pos: &Position, tt: u16, killers: [Move; 2]) -> Vec<Move> {
         let hist = History::new();
-        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3]);
+        let threats = Threats::new(pos);
+        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3], threats);
         let mut out = Vec::new();
         while let Some(m) = p.next(pos, &hist) {
             out.push(m);
@@ -553,16 +569,16 @@ mod tests {
         let checks = CheckSquares::new(&pos);
         let threats = Threats::new(&pos);
         let score = |hist: &History, m: Move| {
-            hist.quiet(us, m, prev)
+            hist.quiet(us, m, threats.all, prev)
                 + if checks.gives_check(m) { 16_384 } else { 0 }
                 + threats.escape(m)
         };
         // Scores in a few groups, so that ties fall before, across and after the switch.
         let mut hist = History::new();
         for (i, &m) in quiets.iter().enumerate() {
-            hist.update_quiet(us, m, prev, [900, -400, 0, 1500, 300][i % 5]);
+            hist.update_quiet(us, m, threats.all, prev, [900, -400, 0, 1500, 300][i % 5]);
         }
-        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev);
+        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev, threats);
         let mut got = Vec::new();
         while let Some(m) = p.next(&pos, &hist) {
             if quiets.contains(&m) {
