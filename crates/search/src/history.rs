@@ -1,6 +1,7 @@
 //! Move-ordering statistics that a search thread keeps across searches of one game: butterfly
-//! history (side, whether the enemy attacks the origin and the destination, from, to), continuation history (piece-to of the moves one, two and four
-//! plies back, this piece-to), capture history (piece-to, captured role) and counter moves.
+//! history (side, whether the enemy attacks the origin and the destination, from, to),
+//! continuation history (piece-to of the moves one, two and four plies back, this piece-to),
+//! capture history (piece-to, captured role) and counter moves.
 
 use chess_rules::{Bitboard, Color, Move, Role};
 

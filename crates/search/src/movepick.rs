@@ -12,6 +12,8 @@ use chess_rules::{
     pawn_attacks, queen_attacks, rook_attacks,
 };
 
+use crate::eval::pawn_attacks_set;
+
 use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::see::{SEE_VALUE, see_ge};
 use crate::tt::pack_move;
@@ -100,9 +102,7 @@ impl Threats {
     pub(crate) fn new(pos: &Position) -> Threats {
         let them = !pos.turn();
         let occ = pos.occupied();
-        let by_pawn = pos
-            .pieces(them, Role::Pawn)
-            .fold(Bitboard::EMPTY, |b, sq| b | pawn_attacks(them, sq));
+        let by_pawn = pawn_attacks_set(pos.pieces(them, Role::Pawn), them);
         let by_minor = pos
             .pieces(them, Role::Knight)
             .fold(by_pawn, |b, sq| b | knight_attacks(sq));
@@ -168,7 +168,7 @@ pub(crate) struct MovePicker {
     /// End of the sorted quiets once they are sorted.
     end: usize,
     prev: Prev,
-    /// The enemy's attacks, computed when the quiets are scored unless the search gave them.
+    /// The enemy's attacks, computed when the first quiet move needs them.
     threats: Option<Threats>,
 }
 
@@ -180,11 +180,15 @@ impl MovePicker {
         killers: [Move; 2],
         counter: Move,
         prev: Prev,
-        threats: Threats,
     ) -> MovePicker {
-        let mut p = MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev);
-        p.threats = Some(threats);
-        p
+        MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev)
+    }
+
+    /// The enemy's attacks in `pos` (the picker's position), computed once: nodes that end
+    /// on the hash move or a capture never need them.
+    #[inline]
+    pub(crate) fn threats(&mut self, pos: &Position) -> Threats {
+        *self.threats.get_or_insert_with(|| Threats::new(pos))
     }
 
     fn with_moves(
@@ -432,7 +436,7 @@ impl MovePicker {
                     let us = pos.turn();
                     let len = self.moves.len();
                     let checks = CheckSquares::new(pos);
-                    let threats = *self.threats.get_or_insert_with(|| Threats::new(pos));
+                    let threats = self.threats(pos);
                     for i in self.split..len {
                         let m = self.moves[i];
                         // Underpromotions last; checks early; pieces out of attack early.
@@ -490,8 +494,7 @@ mod tests {
 
     fn all_moves(pos: &Position, tt: u16, killers: [Move; 2]) -> Vec<Move> {
         let hist = History::new();
-        let threats = Threats::new(pos);
-        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3], threats);
+        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3]);
         let mut out = Vec::new();
         while let Some(m) = p.next(pos, &hist) {
             out.push(m);
@@ -578,7 +581,7 @@ mod tests {
         for (i, &m) in quiets.iter().enumerate() {
             hist.update_quiet(us, m, threats.all, prev, [900, -400, 0, 1500, 300][i % 5]);
         }
-        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev, threats);
+        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev);
         let mut got = Vec::new();
         while let Some(m) = p.next(&pos, &hist) {
             if quiets.contains(&m) {

@@ -83,8 +83,9 @@ pub(super) const MASKS: Masks = {
 const _: () = assert!(MASKS.forward[0][0] == FILE_A & !1);
 const _: () = assert!(MASKS.passed_span[1][63] == ((FILE_A << 6) | (FILE_A << 7)) & !rank_bb(7));
 
+/// Every square the pawns of `color` in `pawns` attack.
 #[inline]
-pub(super) fn pawn_attacks_set(pawns: Bitboard, color: Color) -> Bitboard {
+pub(crate) fn pawn_attacks_set(pawns: Bitboard, color: Color) -> Bitboard {
     let p = pawns.0;
     Bitboard(match color {
         Color::White => ((p & NOT_FILE_A) << 7) | ((p & NOT_FILE_H) << 9),

@@ -11,6 +11,8 @@
 mod endgame;
 mod hand;
 mod masks;
+
+pub(crate) use masks::pawn_attacks_set;
 mod pawns;
 mod tables;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use chess_rules::{Move, Position, Role};
 use super::node::{NodeKind, NonPv, Pv};
 use super::thread::{STACK_OFFSET, Searcher};
 use crate::history::{NO_PIECE_TO, piece_to};
-use crate::movepick::{CheckSquares, MovePicker, Threats, captured_role, is_tactical};
+use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX, mate_in, mated_in};
 use crate::see::see_ge;
 use crate::tt::{Bound, pack_move, score_from_tt};
@@ -196,8 +196,7 @@ impl Searcher<'_> {
         let prev = self.prev_piece_to(ply);
         let killers = self.ss(ply).killers;
         let counter = self.w.hist.counter(prev[0]);
-        let threats = Threats::new(pos);
-        let mut picker = MovePicker::new(pos, tt_move, killers, counter, prev, threats);
+        let mut picker = MovePicker::new(pos, tt_move, killers, counter, prev);
         let mut best_move = Move::NULL;
         let mut move_count = 0usize;
         let mut quiets = [Move::NULL; 64];
@@ -218,7 +217,7 @@ impl Searcher<'_> {
             let tactical = is_tactical(pos, m);
             let quiet = !tactical;
             let hist = if quiet {
-                self.w.hist.quiet(us, m, threats.all, prev)
+                self.w.hist.quiet(us, m, picker.threats(pos).all, prev)
             } else {
                 0
             };
@@ -422,9 +421,11 @@ impl Searcher<'_> {
                     e.killers[0] = best_move;
                 }
                 hist.set_counter(prev[0], best_move);
-                hist.update_quiet(us, best_move, threats.all, prev, bonus);
+                // A quiet was searched, so the picker has the threats already.
+                let attacked = picker.threats(pos).all;
+                hist.update_quiet(us, best_move, attacked, prev, bonus);
                 for &q in &quiets[..n_quiets] {
-                    hist.update_quiet(us, q, threats.all, prev, -bonus);
+                    hist.update_quiet(us, q, attacked, prev, -bonus);
                 }
             } else if let Some(v) = captured_role(pos, best_move) {
                 hist.update_capture(us, best_move, v, bonus);
