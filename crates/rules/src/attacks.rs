@@ -125,10 +125,24 @@ pub fn king_attacks(sq: Square) -> Bitboard {
     Bitboard(KING[sq as usize])
 }
 
+/// Every square but those of the a-file, and of the h-file.
+pub(crate) const NOT_FILE_A: u64 = !0x0101_0101_0101_0101;
+pub(crate) const NOT_FILE_H: u64 = !0x8080_8080_8080_8080;
+
 /// Squares a pawn of `color` on `sq` attacks.
 #[inline]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
     Bitboard(PAWN[color as usize][sq as usize])
+}
+
+/// Every square the pawns of `color` in `pawns` attack, all at once.
+#[inline]
+pub fn pawn_attacks_set(pawns: Bitboard, color: Color) -> Bitboard {
+    let p = pawns.0;
+    Bitboard(match color {
+        Color::White => ((p & NOT_FILE_A) << 7) | ((p & NOT_FILE_H) << 9),
+        Color::Black => ((p & NOT_FILE_A) >> 9) | ((p & NOT_FILE_H) >> 7),
+    })
 }
 
 #[inline]
@@ -202,5 +216,22 @@ mod tests {
         assert_eq!(between(Square::A1, Square::D4).count(), 2);
         assert_eq!(line(Square::B2, Square::C3).count(), 8);
         assert!(between(Square::A1, Square::B3).is_empty());
+    }
+
+    #[test]
+    fn pawn_attacks_set_is_the_union_of_each_pawns_attacks() {
+        for color in [Color::White, Color::Black] {
+            for sq in Square::ALL {
+                let one = Bitboard::from_square(sq);
+                assert_eq!(
+                    pawn_attacks_set(one, color),
+                    pawn_attacks(color, sq),
+                    "{sq:?}"
+                );
+            }
+            let pawns = Bitboard(0x00FF_0000_8142_A500);
+            let union = pawns.fold(Bitboard::EMPTY, |b, sq| b | pawn_attacks(color, sq));
+            assert_eq!(pawn_attacks_set(pawns, color), union);
+        }
     }
 }

@@ -37,7 +37,7 @@ mod zobrist;
 
 pub use attacks::{
     aligned, attacks, between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks,
-    queen_attacks, rook_attacks,
+    pawn_attacks_set, queen_attacks, rook_attacks,
 };
 pub use bitboard::Bitboard;
 pub use castling::CastlingRights;

@@ -7,7 +7,8 @@
 //! direction) through [`Sink`], so counting at the last perft ply is a popcount per group.
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    NOT_FILE_A, NOT_FILE_H, between, bishop_attacks, king_attacks, knight_attacks, line,
+    pawn_attacks, rook_attacks,
 };
 use crate::position::castle_paths;
 use crate::{
@@ -132,9 +133,6 @@ impl Sink for Any {
         self.0 = true;
     }
 }
-
-const NOT_FILE_A: u64 = !0x0101_0101_0101_0101;
-const NOT_FILE_H: u64 = !0x8080_8080_8080_8080;
 
 impl Position {
     /// All legal moves.

@@ -9,10 +9,8 @@
 
 use chess_rules::{
     Bitboard, Move, MoveList, Position, Role, bishop_attacks, king_attacks, knight_attacks,
-    pawn_attacks, queen_attacks, rook_attacks,
+    pawn_attacks, pawn_attacks_set, queen_attacks, rook_attacks,
 };
-
-use crate::eval::pawn_attacks_set;
 
 use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::see::{SEE_VALUE, see_ge};

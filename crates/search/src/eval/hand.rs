@@ -4,12 +4,12 @@
 
 use chess_rules::{
     Bitboard, Color, Position, Role, Square, bishop_attacks, king_attacks, knight_attacks,
-    rook_attacks,
+    pawn_attacks_set, rook_attacks,
 };
 
 use super::Evaluator;
 use super::endgame::{endgame_scale, special_endgame};
-use super::masks::{MASKS, file_bb, forward, pawn_attacks_set, ranks_ahead, relative_rank};
+use super::masks::{MASKS, file_bb, forward, ranks_ahead, relative_rank};
 use super::pawns::PawnCache;
 use super::tables::SHAPES;
 use crate::params::EvalParams;

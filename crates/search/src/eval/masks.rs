@@ -5,8 +5,6 @@ use chess_rules::{Bitboard, Color, Square};
 // ----- masks -----
 
 pub(super) const FILE_A: u64 = 0x0101_0101_0101_0101;
-pub(super) const NOT_FILE_A: u64 = !FILE_A;
-pub(super) const NOT_FILE_H: u64 = !(FILE_A << 7);
 
 /// Dark squares (`a1`, `c1`, ..., `h8`) and light squares, as chess-rules has them.
 pub(super) const DARK: u64 = Bitboard::DARK_SQUARES.0;
@@ -82,16 +80,6 @@ pub(super) const MASKS: Masks = {
 
 const _: () = assert!(MASKS.forward[0][0] == FILE_A & !1);
 const _: () = assert!(MASKS.passed_span[1][63] == ((FILE_A << 6) | (FILE_A << 7)) & !rank_bb(7));
-
-/// Every square the pawns of `color` in `pawns` attack.
-#[inline]
-pub(crate) fn pawn_attacks_set(pawns: Bitboard, color: Color) -> Bitboard {
-    let p = pawns.0;
-    Bitboard(match color {
-        Color::White => ((p & NOT_FILE_A) << 7) | ((p & NOT_FILE_H) << 9),
-        Color::Black => ((p & NOT_FILE_A) >> 9) | ((p & NOT_FILE_H) >> 7),
-    })
-}
 
 /// Rank index from `color`'s side (0 = its first rank).
 #[inline]

@@ -11,8 +11,6 @@
 mod endgame;
 mod hand;
 mod masks;
-
-pub(crate) use masks::pawn_attacks_set;
 mod pawns;
 mod tables;
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! side, with a cache keyed by the pawns (the structure changes far less often than the
 //! position).
 
-use chess_rules::{Bitboard, Color, Position, Role, pawn_attacks};
+use chess_rules::{Bitboard, Color, Position, Role, pawn_attacks, pawn_attacks_set};
 
-use super::masks::{ADJACENT_FILES, MASKS, forward, pawn_attacks_set, rank_bb, relative_rank};
+use super::masks::{ADJACENT_FILES, MASKS, forward, rank_bb, relative_rank};
 use crate::params::EvalParams;
 use crate::score::S;
 
