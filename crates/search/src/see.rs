@@ -80,6 +80,26 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     see(pos, m) >= threshold
 }
 
+/// [`see_ge`] for a move that captures nothing, given every square the enemy attacks. When
+/// neither the origin nor the destination is attacked, nothing can take on the destination, not
+/// even a slider behind the origin (its ray would reach the origin first), so the exchange is 0
+/// without being played out. Promotions gain material and always go the long way.
+#[inline]
+pub(crate) fn quiet_see_ge(
+    pos: &Position,
+    m: Move,
+    enemy_attacks: Bitboard,
+    threshold: i32,
+) -> bool {
+    if m.promotion().is_none()
+        && !enemy_attacks.contains(m.from())
+        && !enemy_attacks.contains(m.to())
+    {
+        return threshold <= 0;
+    }
+    see_ge(pos, m, threshold)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +178,44 @@ mod tests {
         let m = pos.parse_uci("g2d5").unwrap();
         assert!(see_ge(&pos, m, -10));
         assert!(!see_ge(&pos, m, 0));
+    }
+
+    /// Every quiet move along random games: the shortcut answers as the full exchange does.
+    #[test]
+    fn quiet_shortcut_agrees_with_the_exchange() {
+        let mut rng = crate::SplitMix64::new(11);
+        let mut shortcuts = 0;
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let them = !pos.turn();
+                let attacked = Square::ALL
+                    .into_iter()
+                    .filter(|&sq| pos.attackers_to(sq, them, pos.occupied()).has_any())
+                    .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq));
+                for &m in moves.iter() {
+                    if pos.by_color(them).contains(m.to()) || m.is_en_passant() {
+                        continue;
+                    }
+                    shortcuts +=
+                        usize::from(!attacked.contains(m.from()) && !attacked.contains(m.to()));
+                    for threshold in [-300, -1, 0, 1, 200] {
+                        assert_eq!(
+                            quiet_see_ge(&pos, m, attacked, threshold),
+                            see_ge(&pos, m, threshold),
+                            "{} {m} {threshold}",
+                            pos.fen()
+                        );
+                    }
+                }
+                let m = moves[rng.below(moves.len())];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(shortcuts > 1000, "{shortcuts} moves took the shortcut");
     }
 }

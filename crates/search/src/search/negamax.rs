@@ -3,14 +3,14 @@
 //! late-move reductions and pruning, futility, history and SEE pruning; extensions: check and
 //! singular (with multi-cut). A cutoff updates the killer, counter-move and history tables.
 
-use chess_rules::{Move, Position, Role};
+use chess_rules::{Bitboard, Move, Position, Role};
 
 use super::node::{NodeKind, NonPv, Pv};
 use super::thread::{STACK_OFFSET, Searcher};
 use crate::history::{NO_PIECE_TO, piece_to};
 use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX, mate_in, mated_in};
-use crate::see::see_ge;
+use crate::see::{quiet_see_ge, see_ge};
 use crate::tt::{Bound, pack_move, score_from_tt};
 
 impl Searcher<'_> {
@@ -216,10 +216,12 @@ impl Searcher<'_> {
             move_count += 1;
             let tactical = is_tactical(pos, m);
             let quiet = !tactical;
-            let hist = if quiet {
-                self.w.hist.quiet(us, m, picker.threats(pos).all, prev)
+            // The enemy's attacks (for a quiet move's history and exchange) and the history.
+            let (attacked, hist) = if quiet {
+                let attacked = picker.threats(pos).all;
+                (attacked, self.w.hist.quiet(us, m, attacked, prev))
             } else {
-                0
+                (Bitboard::EMPTY, 0)
             };
 
             // Shallow-depth pruning, once a move has been searched without being mated. Direct
@@ -245,7 +247,12 @@ impl Searcher<'_> {
                         continue;
                     }
                     if lmr_depth <= p.see_prune_max_depth
-                        && !see_ge(pos, m, -p.see_quiet_margin * lmr_depth * lmr_depth)
+                        && !quiet_see_ge(
+                            pos,
+                            m,
+                            attacked,
+                            -p.see_quiet_margin * lmr_depth * lmr_depth,
+                        )
                     {
                         continue;
                     }
