@@ -279,7 +279,8 @@ fn tactics_at_fixed_depth() {
     // The hand-written evaluation finds all 25 at depth 11. (At depth 9 it did until the
     // continuation history of four plies back; with it, Qg6 and c6 came one ply later, and
     // once checks that lose material were no longer extended, Bf5 one more; the two changes
-    // scored +16.5 and +17.0 Elo in play.)
+    // scored +16.5 and +17.0 Elo in play. Ordering only the quiet checks that do not hang
+    // the checker pushed Qg6 past depth 14, until delta pruning kept checking captures.)
     let failed = missed_tactics(&mut engine(), 11);
     assert!(
         failed.is_empty(),
@@ -288,6 +289,23 @@ fn tactics_at_fixed_depth() {
         TACTICS.len(),
         failed.join("\n")
     );
+}
+
+#[test]
+fn a_mate_by_a_checking_capture_is_not_delta_pruned() {
+    // Qg6 mates in two (Qg6 fxg6 Nxg6#). The root searches Qg6 last and a few plies short,
+    // so the knight's mating capture comes at the quiescence search with White a queen
+    // down, where delta pruning dropped it (the hand-written evaluation then played Nh5
+    // through depth 14) until captures that check were kept.
+    let fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1";
+    for depth in 9..=12 {
+        let (pos, r) = search(fen, SearchLimits::depth(depth));
+        assert_eq!(
+            (pos.san(r.best_move.unwrap()), r.lines[0].score),
+            ("Qg6".to_string(), Score::Mate(2)),
+            "depth {depth}"
+        );
+    }
 }
 
 #[test]
