@@ -186,6 +186,8 @@ pub(crate) struct MovePicker {
     prev: Prev,
     /// The enemy's attacks, computed when the first quiet move needs them.
     threats: Option<Threats>,
+    /// Where our pieces would give check, computed when first asked for.
+    checks: Option<CheckSquares>,
 }
 
 impl MovePicker {
@@ -205,6 +207,14 @@ impl MovePicker {
     #[inline]
     pub(crate) fn threats(&mut self, pos: &Position) -> Threats {
         *self.threats.get_or_insert_with(|| Threats::new(pos))
+    }
+
+    /// The squares from which our pieces would check the enemy king in `pos` (the picker's
+    /// position), computed once a node for the ordering, the search's pruning and the
+    /// quiescence search's quiet checks and delta pruning alike.
+    #[inline]
+    pub(crate) fn check_squares(&mut self, pos: &Position) -> CheckSquares {
+        *self.checks.get_or_insert_with(|| CheckSquares::new(pos))
     }
 
     fn with_moves(
@@ -235,6 +245,7 @@ impl MovePicker {
             end: 0,
             prev,
             threats: None,
+            checks: None,
         }
     }
 
@@ -450,7 +461,7 @@ impl MovePicker {
                         continue;
                     }
                     let len = self.moves.len();
-                    let checks = CheckSquares::new(pos);
+                    let checks = self.check_squares(pos);
                     let threats = self.threats(pos);
                     for i in self.split..len {
                         let m = self.moves[i];
@@ -485,7 +496,7 @@ impl MovePicker {
                     return Some(self.moves[i]);
                 }
                 Stage::QuietChecks => {
-                    let checks = CheckSquares::new(pos);
+                    let checks = self.check_squares(pos);
                     while self.next < self.moves.len() {
                         let m = self.moves[self.next];
                         self.next += 1;

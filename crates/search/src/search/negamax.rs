@@ -8,7 +8,7 @@ use chess_rules::{Bitboard, Move, Position, Role};
 use super::node::{NodeKind, NonPv, Pv};
 use super::thread::{STACK_OFFSET, Searcher};
 use crate::history::{NO_PIECE_TO, piece_to};
-use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
+use crate::movepick::{MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, TB_WIN_IN_MAX, mate_in, mated_in};
 use crate::see::{quiet_see_ge, see_ge};
 use crate::tt::{Bound, pack_move, score_from_tt};
@@ -204,7 +204,6 @@ impl Searcher<'_> {
         let mut captures = [Move::NULL; 32];
         let mut n_captures = 0;
         let has_pieces_us = has_pieces(pos);
-        let checks = CheckSquares::new(pos);
 
         while let Some(m) = picker.next(pos, &self.w.hist) {
             if m == excluded {
@@ -226,7 +225,11 @@ impl Searcher<'_> {
 
             // Shallow-depth pruning, once a move has been searched without being mated. Direct
             // checks are kept: a quiet check is often the point of the position.
-            if !N::ROOT && best > -TB_WIN_IN_MAX && has_pieces_us && !checks.gives_check(m) {
+            if !N::ROOT
+                && best > -TB_WIN_IN_MAX
+                && has_pieces_us
+                && !picker.check_squares(pos).gives_check(m)
+            {
                 let lmr_depth = (depth - 1 - self.reduction(depth, move_count) / 1024).max(0);
                 if quiet {
                     let lmp = (p.lmp_base + depth * depth) / (2 - i32::from(improving));

@@ -6,7 +6,7 @@ use chess_rules::{Move, Position};
 use super::node::NodeKind;
 use super::thread::Searcher;
 use crate::history::piece_to;
-use crate::movepick::{CheckSquares, MovePicker, captured_role, is_tactical};
+use crate::movepick::{MovePicker, captured_role, is_tactical};
 use crate::score::{DRAW, INFINITE, MAX_PLY, NO_EVAL, mated_in};
 use crate::see::{SEE_VALUE, see_ge};
 use crate::tt::{Bound, score_from_tt};
@@ -69,7 +69,6 @@ impl Searcher<'_> {
         let mut picker = MovePicker::quiescence(pos, tte.map_or(0, |e| e.mv), in_check, depth == 0);
         let us = pos.turn();
         let mut best_move = Move::NULL;
-        let mut checks = None;
         while let Some(m) = picker.next(pos, &self.w.hist) {
             if !in_check {
                 if !is_tactical(pos, m) {
@@ -83,9 +82,7 @@ impl Searcher<'_> {
                     let gain = captured_role(pos, m).map_or(0, |r| SEE_VALUE[r.index()]);
                     if m.promotion().is_none()
                         && futility_base + gain <= alpha
-                        && !checks
-                            .get_or_insert_with(|| CheckSquares::new(pos))
-                            .gives_check(m)
+                        && !picker.check_squares(pos).gives_check(m)
                     {
                         best = best.max(futility_base + gain);
                         continue;
