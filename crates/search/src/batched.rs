@@ -100,7 +100,7 @@ pub fn in_task() -> bool {
     !CURRENT.with(Cell::get).is_null()
 }
 
-#[allow(unsafe_code)] // the crate's one unsafe block: see SAFETY below
+#[allow(unsafe_code)] // one of the crate's two unsafe blocks (the other: the hash table's prefetch); see SAFETY below
 fn suspend(pause: Pause) -> Resume {
     let y = CURRENT.with(Cell::get);
     assert!(!y.is_null(), "suspend outside a task");

@@ -158,6 +158,7 @@ impl Searcher<'_> {
                     + ((eval - beta) / p.nmp_eval_divisor).min(3);
                 let mut next = pos.clone();
                 next.play_unchecked(Move::NULL);
+                self.sh.tt.prefetch(next.zobrist());
                 {
                     let e = self.ss_mut(ply);
                     e.mv = Move::NULL;
@@ -310,6 +311,7 @@ impl Searcher<'_> {
 
             let mut next = pos.clone();
             next.play_unchecked(m);
+            self.sh.tt.prefetch(next.zobrist());
             let gives_check = next.is_check();
             if gives_check
                 && extension == 0

@@ -94,6 +94,7 @@ impl Searcher<'_> {
             }
             let mut next = pos.clone();
             next.play_unchecked(m);
+            self.sh.tt.prefetch(next.zobrist());
             {
                 let e = self.ss_mut(ply);
                 e.mv = m;
