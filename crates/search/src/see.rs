@@ -22,19 +22,19 @@ pub fn see(pos: &Position, m: Move) -> i32 {
     if m.is_castle() || m.is_null() {
         return 0;
     }
+    exchange(pos, m, first_gain(pos, m))
+}
+
+/// [`see`] of a move that is neither castling nor null, given what the move itself wins
+/// ([`first_gain`]).
+fn exchange(pos: &Position, m: Move, first: i32) -> i32 {
     let (from, to) = (m.from(), m.to());
     let mut occ = pos.occupied();
-    let mut gain = [0i32; 40];
-    gain[0] = if m.is_en_passant() {
-        let captured = Square::from_coords(to.file(), from.rank());
-        occ ^= Bitboard::from_square(captured);
-        SEE_VALUE[Role::Pawn.index()]
-    } else {
-        pos.role_at(to).map_or(0, |r| SEE_VALUE[r.index()])
-    };
-    if let Some(promo) = m.promotion() {
-        gain[0] += SEE_VALUE[promo.index()] - SEE_VALUE[Role::Pawn.index()];
+    if m.is_en_passant() {
+        occ ^= Bitboard::from_square(Square::from_coords(to.file(), from.rank()));
     }
+    let mut gain = [0i32; 40];
+    gain[0] = first;
     // The value of the piece standing on `to`, which the next capture wins.
     let mut on_square = SEE_VALUE[m.role_after().index()];
     occ ^= Bitboard::from_square(from);
@@ -74,10 +74,36 @@ pub fn see(pos: &Position, m: Move) -> i32 {
     gain[0]
 }
 
-/// True when the exchange started by `m` gains at least `threshold`.
+/// What `m` itself wins: the captured piece, and a promotion's gain over the pawn.
+#[inline]
+fn first_gain(pos: &Position, m: Move) -> i32 {
+    let captured = if m.is_en_passant() {
+        SEE_VALUE[Role::Pawn.index()]
+    } else {
+        pos.role_at(m.to()).map_or(0, |r| SEE_VALUE[r.index()])
+    };
+    captured
+        + m.promotion()
+            .map_or(0, |p| SEE_VALUE[p.index()] - SEE_VALUE[Role::Pawn.index()])
+}
+
+/// True when the exchange started by `m` gains at least `threshold`: `see(pos, m) >=
+/// threshold`, often without playing the exchange out. The exchange never ends above what
+/// `m` itself wins (the other side may stop at once), nor below that less the moving piece
+/// (after a recapture we may stop in turn), so either bound can answer first.
 #[inline]
 pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
-    see(pos, m) >= threshold
+    if m.is_castle() || m.is_null() {
+        return threshold <= 0;
+    }
+    let gain = first_gain(pos, m);
+    if gain < threshold {
+        return false;
+    }
+    if gain - SEE_VALUE[m.role_after().index()] >= threshold {
+        return true;
+    }
+    exchange(pos, m, gain) >= threshold
 }
 
 /// [`see_ge`] for a move that captures nothing, given every square the enemy attacks. When
@@ -217,5 +243,41 @@ mod tests {
             }
         }
         assert!(shortcuts > 1000, "{shortcuts} moves took the shortcut");
+    }
+
+    /// `see_ge`'s bounds answer exactly as the exchange played out, for every legal move
+    /// (captures, quiets, promotions, en passant, castling) along random games.
+    #[test]
+    fn see_ge_agrees_with_the_exchange() {
+        let mut rng = crate::SplitMix64::new(12);
+        let mut early = 0;
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &m in moves.iter() {
+                    let v = see(&pos, m);
+                    for threshold in [-950, -330, -100, -1, 0, 1, 100, 220, 330, 640] {
+                        assert_eq!(
+                            see_ge(&pos, m, threshold),
+                            v >= threshold,
+                            "{} {m} {threshold} (see {v})",
+                            pos.fen()
+                        );
+                        let gain = first_gain(&pos, m);
+                        early += usize::from(
+                            gain < threshold
+                                || gain - SEE_VALUE[m.role_after().index()] >= threshold,
+                        );
+                    }
+                }
+                let m = moves[rng.below(moves.len())];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(early > 10_000, "{early} answers came from the bounds");
     }
 }
