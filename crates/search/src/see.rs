@@ -206,11 +206,10 @@ mod tests {
         assert!(!see_ge(&pos, m, 0));
     }
 
-    /// Every quiet move along random games: the shortcut answers as the full exchange does.
-    #[test]
-    fn quiet_shortcut_agrees_with_the_exchange() {
-        let mut rng = crate::SplitMix64::new(11);
-        let mut shortcuts = 0;
+    /// Calls `visit` with each position of 40 random games of at most 120 plies and its legal
+    /// moves.
+    fn along_random_games(seed: u64, mut visit: impl FnMut(&Position, &[Move])) {
+        let mut rng = crate::SplitMix64::new(seed);
         for _game in 0..40 {
             let mut pos = Position::startpos();
             for _ply in 0..120 {
@@ -218,30 +217,39 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                let them = !pos.turn();
-                let attacked = Square::ALL
-                    .into_iter()
-                    .filter(|&sq| pos.attackers_to(sq, them, pos.occupied()).has_any())
-                    .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq));
-                for &m in moves.iter() {
-                    if pos.by_color(them).contains(m.to()) || m.is_en_passant() {
-                        continue;
-                    }
-                    shortcuts +=
-                        usize::from(!attacked.contains(m.from()) && !attacked.contains(m.to()));
-                    for threshold in [-300, -1, 0, 1, 200] {
-                        assert_eq!(
-                            quiet_see_ge(&pos, m, attacked, threshold),
-                            see_ge(&pos, m, threshold),
-                            "{} {m} {threshold}",
-                            pos.fen()
-                        );
-                    }
-                }
+                visit(&pos, moves.as_slice());
                 let m = moves[rng.below(moves.len())];
                 pos.play_unchecked(m);
             }
         }
+    }
+
+    /// Every quiet move along random games: the shortcut answers as the full exchange does.
+    #[test]
+    fn quiet_shortcut_agrees_with_the_exchange() {
+        let mut shortcuts = 0;
+        along_random_games(11, |pos, moves| {
+            let them = !pos.turn();
+            let attacked = Square::ALL
+                .into_iter()
+                .filter(|&sq| pos.attackers_to(sq, them, pos.occupied()).has_any())
+                .fold(Bitboard::EMPTY, |b, sq| b | Bitboard::from_square(sq));
+            for &m in moves {
+                if pos.by_color(them).contains(m.to()) || m.is_en_passant() {
+                    continue;
+                }
+                shortcuts +=
+                    usize::from(!attacked.contains(m.from()) && !attacked.contains(m.to()));
+                for threshold in [-300, -1, 0, 1, 200] {
+                    assert_eq!(
+                        quiet_see_ge(pos, m, attacked, threshold),
+                        see_ge(pos, m, threshold),
+                        "{} {m} {threshold}",
+                        pos.fen()
+                    );
+                }
+            }
+        });
         assert!(shortcuts > 1000, "{shortcuts} moves took the shortcut");
     }
 
@@ -249,35 +257,24 @@ mod tests {
     /// (captures, quiets, promotions, en passant, castling) along random games.
     #[test]
     fn see_ge_agrees_with_the_exchange() {
-        let mut rng = crate::SplitMix64::new(12);
         let mut early = 0;
-        for _game in 0..40 {
-            let mut pos = Position::startpos();
-            for _ply in 0..120 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
+        along_random_games(12, |pos, moves| {
+            for &m in moves {
+                let v = see(pos, m);
+                for threshold in [-950, -330, -100, -1, 0, 1, 100, 220, 330, 640] {
+                    assert_eq!(
+                        see_ge(pos, m, threshold),
+                        v >= threshold,
+                        "{} {m} {threshold} (see {v})",
+                        pos.fen()
+                    );
+                    let gain = first_gain(pos, m);
+                    early += usize::from(
+                        gain < threshold || gain - SEE_VALUE[m.role_after().index()] >= threshold,
+                    );
                 }
-                for &m in moves.iter() {
-                    let v = see(&pos, m);
-                    for threshold in [-950, -330, -100, -1, 0, 1, 100, 220, 330, 640] {
-                        assert_eq!(
-                            see_ge(&pos, m, threshold),
-                            v >= threshold,
-                            "{} {m} {threshold} (see {v})",
-                            pos.fen()
-                        );
-                        let gain = first_gain(&pos, m);
-                        early += usize::from(
-                            gain < threshold
-                                || gain - SEE_VALUE[m.role_after().index()] >= threshold,
-                        );
-                    }
-                }
-                let m = moves[rng.below(moves.len())];
-                pos.play_unchecked(m);
             }
-        }
+        });
         assert!(early > 10_000, "{early} answers came from the bounds");
     }
 }
