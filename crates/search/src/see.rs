@@ -97,13 +97,20 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
         return threshold <= 0;
     }
     let gain = first_gain(pos, m);
+    from_bounds(m, gain, threshold).unwrap_or_else(|| exchange(pos, m, gain) >= threshold)
+}
+
+/// [`see_ge`]'s answer when the bounds decide it (`gain` is what `m` itself wins), `None` when
+/// the exchange has to be played out.
+#[inline]
+fn from_bounds(m: Move, gain: i32, threshold: i32) -> Option<bool> {
     if gain < threshold {
-        return false;
+        Some(false)
+    } else if gain - SEE_VALUE[m.role_after().index()] >= threshold {
+        Some(true)
+    } else {
+        None
     }
-    if gain - SEE_VALUE[m.role_after().index()] >= threshold {
-        return true;
-    }
-    exchange(pos, m, gain) >= threshold
 }
 
 /// [`see_ge`] for a move that captures nothing, given every square the enemy attacks. When
@@ -268,10 +275,7 @@ mod tests {
                         "{} {m} {threshold} (see {v})",
                         pos.fen()
                     );
-                    let gain = first_gain(pos, m);
-                    early += usize::from(
-                        gain < threshold || gain - SEE_VALUE[m.role_after().index()] >= threshold,
-                    );
+                    early += usize::from(from_bounds(m, first_gain(pos, m), threshold).is_some());
                 }
             }
         });
