@@ -26,6 +26,7 @@ mod game;
 mod movegen;
 mod moves;
 mod notation;
+mod one_move;
 mod outcome;
 mod perft;
 mod position;

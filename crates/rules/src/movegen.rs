@@ -386,13 +386,4 @@ impl Position {
             || (rook_attacks(sq, occ) & (self.by_role(Role::Rook) | self.by_role(Role::Queen)))
                 .intersects(them)
     }
-
-    /// Finds the legal move with these squares (and promotion), e.g. from UCI input.
-    pub fn find_move(&self, from: Square, to: Square, promotion: Option<Role>) -> Option<Move> {
-        let mut list = MoveList::new();
-        self.legal_moves_into(&mut list);
-        list.iter()
-            .copied()
-            .find(|m| m.from() == from && m.to() == to && m.promotion() == promotion)
-    }
 }

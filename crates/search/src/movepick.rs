@@ -1,7 +1,8 @@
 //! Staged move ordering.
 //!
-//! All legal moves are generated once, then handed out in stages so that a cutoff early on
-//! saves the scoring and sorting of the rest: the hash move; captures and queen promotions by
+//! The hash move is looked up and checked on its own and handed out first; only when the node
+//! goes on are the legal moves generated, once, and handed out in stages so that a cutoff early
+//! on saves the scoring and sorting of the rest: captures and queen promotions by
 //! MVV-LVA (most valuable victim, least valuable attacker) whose exchange does not lose material;
 //! the two killers and the counter move; the remaining quiets by history, raised for a piece
 //! leaving an attack by a cheaper one and lowered for one walking into it; and last the captures
@@ -14,7 +15,7 @@ use chess_rules::{
 
 use crate::history::{History, NO_PIECE_TO, Prev};
 use crate::see::{SEE_VALUE, quiet_see_ge, see_ge};
-use crate::tt::pack_move;
+use crate::tt::unpack_move;
 
 /// Quiets picked one by one before the rest are sorted.
 const SELECT_FIRST: usize = 8;
@@ -159,7 +160,10 @@ fn quiet_order(
 }
 
 pub(crate) struct MovePicker {
+    /// Empty until the first stage after the hash move generates them.
     moves: MoveList,
+    /// Which moves that generation lists: every legal move, or only the tactical ones.
+    tactical_only: bool,
     scores: [i32; MoveList::CAPACITY],
     stage: Stage,
     tt_packed: u16,
@@ -192,14 +196,8 @@ pub(crate) struct MovePicker {
 
 impl MovePicker {
     /// A picker for the main search.
-    pub(crate) fn new(
-        pos: &Position,
-        tt_move: u16,
-        killers: [Move; 2],
-        counter: Move,
-        prev: Prev,
-    ) -> MovePicker {
-        MovePicker::with_moves(pos.legal_moves(), tt_move, killers, counter, prev)
+    pub(crate) fn new(tt_move: u16, killers: [Move; 2], counter: Move, prev: Prev) -> MovePicker {
+        MovePicker::with_moves(false, tt_move, killers, counter, prev)
     }
 
     /// The enemy's attacks in `pos` (the picker's position), computed once: nodes that end
@@ -218,14 +216,15 @@ impl MovePicker {
     }
 
     fn with_moves(
-        moves: MoveList,
+        tactical_only: bool,
         tt_move: u16,
         killers: [Move; 2],
         counter: Move,
         prev: Prev,
     ) -> MovePicker {
         MovePicker {
-            moves,
+            moves: MoveList::new(),
+            tactical_only,
             scores: [0; MoveList::CAPACITY],
             stage: Stage::TtMove,
             tt_packed: tt_move,
@@ -251,21 +250,11 @@ impl MovePicker {
 
     /// A picker for quiescence: tactical moves only (and quiet checks when `checks`), or every
     /// evasion when in check.
-    pub(crate) fn quiescence(
-        pos: &Position,
-        tt_move: u16,
-        in_check: bool,
-        checks: bool,
-    ) -> MovePicker {
+    pub(crate) fn quiescence(tt_move: u16, in_check: bool, checks: bool) -> MovePicker {
         // Out of check and without quiet checks only the captures and promotions are wanted;
         // they come in the full list's order, so the search is the same either way.
-        let moves = if in_check || checks {
-            pos.legal_moves()
-        } else {
-            pos.legal_tactical_moves()
-        };
         let mut p = MovePicker::with_moves(
-            moves,
+            !in_check && !checks,
             tt_move,
             [Move::NULL; 2],
             Move::NULL,
@@ -274,12 +263,6 @@ impl MovePicker {
         p.captures_only = !in_check;
         p.quiet_checks = !in_check && checks;
         p
-    }
-
-    /// Number of moves listed: every legal move when in check or with quiet checks, the
-    /// captures and promotions otherwise in quiescence.
-    pub(crate) fn legal_count(&self) -> usize {
-        self.moves.len()
     }
 
     /// Stop handing out quiet moves (late-move and futility pruning); killers included.
@@ -369,15 +352,19 @@ impl MovePicker {
             match self.stage {
                 Stage::TtMove => {
                     self.stage = Stage::ScoreCaptures;
-                    if self.tt_packed != 0
-                        && let Some(&m) =
-                            self.moves.iter().find(|&&m| pack_move(m) == self.tt_packed)
+                    if let Some((from, to, promotion)) = unpack_move(self.tt_packed)
+                        && let Some(m) = pos.find_move(from, to, promotion)
                         && (!self.captures_only || is_tactical(pos, m))
                     {
                         return self.give(m);
                     }
                 }
                 Stage::ScoreCaptures => {
+                    if self.tactical_only {
+                        self.moves = pos.legal_tactical_moves();
+                    } else {
+                        pos.legal_moves_into(&mut self.moves);
+                    }
                     // Partition: tactical moves to the front.
                     let list = self.moves.as_mut_slice();
                     let mut split = 0;
@@ -515,10 +502,11 @@ impl MovePicker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tt::pack_move;
 
     fn all_moves(pos: &Position, tt: u16, killers: [Move; 2]) -> Vec<Move> {
         let hist = History::new();
-        let mut p = MovePicker::new(pos, tt, killers, Move::NULL, [NO_PIECE_TO; 3]);
+        let mut p = MovePicker::new(tt, killers, Move::NULL, [NO_PIECE_TO; 3]);
         let mut out = Vec::new();
         while let Some(m) = p.next(pos, &hist) {
             out.push(m);
@@ -569,7 +557,7 @@ mod tests {
     fn quiescence_yields_captures_only() {
         let pos = Position::from_fen("4k3/8/2p5/3p4/5r2/8/3Q4/4K3 w - - 0 1").unwrap();
         let hist = History::new();
-        let mut p = MovePicker::quiescence(&pos, 0, false, false);
+        let mut p = MovePicker::quiescence(0, false, false);
         let mut got = Vec::new();
         while let Some(m) = p.next(&pos, &hist) {
             got.push(m.to_string());
@@ -601,7 +589,7 @@ mod tests {
         for (i, &m) in quiets.iter().enumerate() {
             hist.update_quiet(us, m, threats.all, prev, [900, -400, 0, 1500, 300][i % 5]);
         }
-        let mut p = MovePicker::new(&pos, 0, [Move::NULL; 2], Move::NULL, prev);
+        let mut p = MovePicker::new(0, [Move::NULL; 2], Move::NULL, prev);
         let mut got = Vec::new();
         while let Some(m) = p.next(&pos, &hist) {
             if quiets.contains(&m) {

@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-use chess_rules::{Move, Role};
+use chess_rules::{Move, Role, Square};
 
 use crate::score::{NO_EVAL, TB_WIN_IN_MAX};
 
@@ -49,6 +49,26 @@ pub(crate) fn pack_move(m: Move) -> u16 {
         Some(_) => 4,
     };
     (m.from() as u16) | (m.to() as u16) << 6 | promo << 12
+}
+
+/// The squares and promotion of a packed move; `None` for no move (0) or a promotion code
+/// that [`pack_move`] never writes.
+#[inline]
+pub(crate) fn unpack_move(packed: u16) -> Option<(Square, Square, Option<Role>)> {
+    if packed == 0 {
+        return None;
+    }
+    let promotion = match packed >> 12 {
+        0 => None,
+        1 => Some(Role::Knight),
+        2 => Some(Role::Bishop),
+        3 => Some(Role::Rook),
+        4 => Some(Role::Queen),
+        _ => return None,
+    };
+    let from = Square::new(u32::from(packed & 63));
+    let to = Square::new(u32::from((packed >> 6) & 63));
+    Some((from, to, promotion))
 }
 
 /// One entry as read back.

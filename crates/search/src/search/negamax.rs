@@ -197,7 +197,7 @@ impl Searcher<'_> {
         let prev = self.prev_piece_to(ply);
         let killers = self.ss(ply).killers;
         let counter = self.w.hist.counter(prev[0]);
-        let mut picker = MovePicker::new(pos, tt_move, killers, counter, prev);
+        let mut picker = MovePicker::new(tt_move, killers, counter, prev);
         let mut best_move = Move::NULL;
         let mut move_count = 0usize;
         let mut quiets = [Move::NULL; 64];

@@ -66,7 +66,7 @@ impl Searcher<'_> {
             (raw, eval, eval + self.p.qs_futility_margin)
         };
 
-        let mut picker = MovePicker::quiescence(pos, tte.map_or(0, |e| e.mv), in_check, depth == 0);
+        let mut picker = MovePicker::quiescence(tte.map_or(0, |e| e.mv), in_check, depth == 0);
         let us = pos.turn();
         let mut best_move = Move::NULL;
         while let Some(m) = picker.next(pos, &self.w.hist) {
@@ -122,7 +122,8 @@ impl Searcher<'_> {
                 }
             }
         }
-        if in_check && picker.legal_count() == 0 {
+        // In check every evasion is searched, so nothing searched means there is none.
+        if in_check && best == -INFINITE {
             return mated_in(ply);
         }
         let bound = if best >= beta {
