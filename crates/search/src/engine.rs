@@ -216,8 +216,18 @@ impl Engine {
         &self.params
     }
 
-    /// Sets an option by its UCI name (case-insensitive) from text.
+    /// Sets an option by its UCI name (case-insensitive) from text; `tune.<param>` sets one of
+    /// the search parameters instead (for tuners; see `tune.rs`).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
+        // `tune.<param>`: a search parameter, for tuners (not listed among the options).
+        if let Some(param) = name
+            .trim()
+            .get(..5)
+            .filter(|p| p.eq_ignore_ascii_case("tune."))
+            .map(|_| &name.trim()[5..])
+        {
+            return crate::tune::set(&mut self.params, param, value);
+        }
         let option =
             EngineOption::from_name(name).ok_or_else(|| OptionError::Unknown(name.to_owned()))?;
         let spec = option.spec();

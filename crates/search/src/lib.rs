@@ -43,6 +43,7 @@ mod score;
 mod search;
 mod see;
 mod tt;
+mod tune;
 
 pub use chess_nn::Simd;
 pub use engine::{

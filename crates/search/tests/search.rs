@@ -493,3 +493,33 @@ fn several_threads_agree_on_a_mate() {
     assert_eq!(r.lines[0].score, Score::Mate(3));
     assert_eq!(pos.san(r.best_move.unwrap()), "Ra6+");
 }
+
+#[test]
+fn tune_options_set_the_search_parameters() {
+    let pos = Position::startpos();
+    let run = |e: &mut Engine| e.search(&pos, &[], SearchLimits::depth(9)).fingerprint();
+    let mut e = engine();
+    let before = run(&mut e);
+    e.set_option("tune.rfp_margin", "40").unwrap();
+    assert_eq!(e.params().rfp_margin, 40);
+    e.new_game();
+    assert_ne!(
+        run(&mut e),
+        before,
+        "a smaller futility margin, another search"
+    );
+    e.set_option("TUNE.RFP_Margin", "85").unwrap();
+    e.new_game();
+    assert_eq!(run(&mut e), before, "the default again, the same search");
+    let err = e
+        .set_option("tune.rfp_margin", "lots")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("rfp_margin") && err.contains("whole number"),
+        "{err}"
+    );
+    assert!(e.set_option("tune.no_such_thing", "1").is_err());
+    assert!(e.set_option("tune.", "1").is_err());
+    assert_eq!(e.params(), &chess_search::Params::default());
+}
