@@ -16,6 +16,9 @@ use crate::{
 };
 
 pub(crate) trait Sink {
+    /// False when the sink keeps only captures and promotions: the generator then skips the
+    /// king's quiet targets (each needs an attack test) and castling.
+    const QUIETS: bool = true;
     /// Moves of a piece (not a pawn) from `from` to every square in `targets`.
     fn piece(&mut self, role: Role, from: Square, targets: Bitboard);
     /// Pawn moves landing on `targets`, each from `to - delta`; no promotions.
@@ -89,6 +92,8 @@ struct Tactical<'a> {
 }
 
 impl Sink for Tactical<'_> {
+    const QUIETS: bool = false;
+
     #[inline]
     fn piece(&mut self, role: Role, from: Square, targets: Bitboard) {
         self.list.piece(role, from, targets & self.theirs);
@@ -237,7 +242,8 @@ impl Position {
         // slider's ray continues through it.
         let occ_no_king = occ.without(ksq);
         let mut king_targets = Bitboard::EMPTY;
-        for to in king_attacks(ksq) & !ours {
+        let king_reach = if S::QUIETS { !ours } else { theirs };
+        for to in king_attacks(ksq) & king_reach {
             if !self.attacked_by(them, to, occ_no_king) {
                 king_targets |= Bitboard::from_square(to);
             }
@@ -253,7 +259,7 @@ impl Position {
             None => !ours,
         } & !ours;
 
-        if checkers.is_empty() {
+        if S::QUIETS && checkers.is_empty() {
             self.gen_castling(us, occ, sink);
         }
 
