@@ -197,7 +197,7 @@ pub(crate) struct MovePicker {
 impl MovePicker {
     /// A picker for the main search.
     pub(crate) fn new(tt_move: u16, killers: [Move; 2], counter: Move, prev: Prev) -> MovePicker {
-        MovePicker::with_moves(false, tt_move, killers, counter, prev)
+        MovePicker::build(false, tt_move, killers, counter, prev)
     }
 
     /// The enemy's attacks in `pos` (the picker's position), computed once: nodes that end
@@ -215,7 +215,7 @@ impl MovePicker {
         *self.checks.get_or_insert_with(|| CheckSquares::new(pos))
     }
 
-    fn with_moves(
+    fn build(
         tactical_only: bool,
         tt_move: u16,
         killers: [Move; 2],
@@ -253,7 +253,7 @@ impl MovePicker {
     pub(crate) fn quiescence(tt_move: u16, in_check: bool, checks: bool) -> MovePicker {
         // Out of check and without quiet checks only the captures and promotions are wanted;
         // they come in the full list's order, so the search is the same either way.
-        let mut p = MovePicker::with_moves(
+        let mut p = MovePicker::build(
             !in_check && !checks,
             tt_move,
             [Move::NULL; 2],
