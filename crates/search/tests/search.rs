@@ -508,7 +508,8 @@ fn tune_options_set_the_search_parameters() {
         before,
         "a smaller futility margin, another search"
     );
-    e.set_option("TUNE.RFP_Margin", "85").unwrap();
+    let default = chess_search::Params::default().rfp_margin.to_string();
+    e.set_option("TUNE.RFP_Margin", &default).unwrap();
     e.new_game();
     assert_eq!(run(&mut e), before, "the default again, the same search");
     let err = e
