@@ -337,21 +337,13 @@ impl Position {
         if let Some(ep) = self.ep_square {
             let candidates = pawn_attacks(them, ep) & pawns;
             if candidates.has_any() {
-                let captured = Square::from_coords(ep.file(), Rank::Fifth.relative(us));
                 for from in candidates {
-                    // Verify on the board after the capture: it empties `from` and
-                    // `captured` and fills `ep`, which can expose the king along a rank.
-                    let after =
-                        (occ ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured))
-                            | Bitboard::from_square(ep);
-                    let theirs_after = theirs.without(captured);
-                    let exposed = ((rook_attacks(ksq, after) & their_orth)
-                        | (bishop_attacks(ksq, after) & their_diag)
-                        | (knight_attacks(ksq) & self.by_role(Role::Knight) & theirs)
-                        | (pawn_attacks(us, ksq) & self.by_role(Role::Pawn) & theirs_after))
-                        & theirs_after;
-                    if exposed.is_empty() {
-                        sink.single(Move::new(from, ep, Role::Pawn, MoveKind::EnPassant));
+                    // Verify on the board after the capture: it empties `from` and the
+                    // captured pawn's square and fills `ep`, which can expose the king
+                    // along a rank.
+                    let m = Move::new(from, ep, Role::Pawn, MoveKind::EnPassant);
+                    if self.leaves_king_safe(m, occ) {
+                        sink.single(m);
                     }
                 }
             }

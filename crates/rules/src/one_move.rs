@@ -104,7 +104,9 @@ impl Position {
 
     /// True when our king is not attacked once `m` (not a king move) is played: the board after
     /// it, with the captured piece (en passant included) gone, seen from the king's square.
-    fn leaves_king_safe(&self, m: Move, occ: Bitboard) -> bool {
+    /// The generator's test of en passant too.
+    #[inline]
+    pub(crate) fn leaves_king_safe(&self, m: Move, occ: Bitboard) -> bool {
         let us = self.turn();
         let ksq = self.king_of(us);
         let captured = if m.is_en_passant() {

@@ -220,13 +220,12 @@ impl Engine {
     /// the search parameters instead (for tuners; see `tune.rs`).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         // `tune.<param>`: a search parameter, for tuners (not listed among the options).
-        if let Some(param) = name
-            .trim()
+        let trimmed = name.trim();
+        if trimmed
             .get(..5)
-            .filter(|p| p.eq_ignore_ascii_case("tune."))
-            .map(|_| &name.trim()[5..])
+            .is_some_and(|p| p.eq_ignore_ascii_case("tune."))
         {
-            return crate::tune::set(&mut self.params, param, value);
+            return crate::tune::set(&mut self.params, &trimmed[5..], value);
         }
         let option =
             EngineOption::from_name(name).ok_or_else(|| OptionError::Unknown(name.to_owned()))?;

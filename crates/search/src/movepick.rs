@@ -162,8 +162,6 @@ fn quiet_order(
 pub(crate) struct MovePicker {
     /// Empty until the first stage after the hash move generates them.
     moves: MoveList,
-    /// Which moves that generation lists: every legal move, or only the tactical ones.
-    tactical_only: bool,
     scores: [i32; MoveList::CAPACITY],
     stage: Stage,
     tt_packed: u16,
@@ -197,7 +195,7 @@ pub(crate) struct MovePicker {
 impl MovePicker {
     /// A picker for the main search.
     pub(crate) fn new(tt_move: u16, killers: [Move; 2], counter: Move, prev: Prev) -> MovePicker {
-        MovePicker::build(false, tt_move, killers, counter, prev)
+        MovePicker::build(tt_move, killers, counter, prev)
     }
 
     /// The enemy's attacks in `pos` (the picker's position), computed once: nodes that end
@@ -215,16 +213,9 @@ impl MovePicker {
         *self.checks.get_or_insert_with(|| CheckSquares::new(pos))
     }
 
-    fn build(
-        tactical_only: bool,
-        tt_move: u16,
-        killers: [Move; 2],
-        counter: Move,
-        prev: Prev,
-    ) -> MovePicker {
+    fn build(tt_move: u16, killers: [Move; 2], counter: Move, prev: Prev) -> MovePicker {
         MovePicker {
             moves: MoveList::new(),
-            tactical_only,
             scores: [0; MoveList::CAPACITY],
             stage: Stage::TtMove,
             tt_packed: tt_move,
@@ -253,13 +244,7 @@ impl MovePicker {
     pub(crate) fn quiescence(tt_move: u16, in_check: bool, checks: bool) -> MovePicker {
         // Out of check and without quiet checks only the captures and promotions are wanted;
         // they come in the full list's order, so the search is the same either way.
-        let mut p = MovePicker::build(
-            !in_check && !checks,
-            tt_move,
-            [Move::NULL; 2],
-            Move::NULL,
-            [NO_PIECE_TO; 3],
-        );
+        let mut p = MovePicker::build(tt_move, [Move::NULL; 2], Move::NULL, [NO_PIECE_TO; 3]);
         p.captures_only = !in_check;
         p.quiet_checks = !in_check && checks;
         p
@@ -360,7 +345,9 @@ impl MovePicker {
                     }
                 }
                 Stage::ScoreCaptures => {
-                    if self.tactical_only {
+                    // Only captures and promotions are wanted in quiescence out of check
+                    // without quiet checks.
+                    if self.captures_only && !self.quiet_checks {
                         self.moves = pos.legal_tactical_moves();
                     } else {
                         pos.legal_moves_into(&mut self.moves);
