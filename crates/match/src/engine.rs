@@ -70,7 +70,23 @@ impl Engine {
         for (k, v) in options {
             engine.send(&format!("setoption name {k} value {v}"))?;
         }
-        engine.ready()?;
+        // An engine that refuses an option says so before `readyok`; playing on would test
+        // an engine other than the one asked for.
+        engine.send("isready")?;
+        let mut refused = Vec::new();
+        engine.until(Duration::from_secs(30), |l| {
+            if refuses_option(l) {
+                refused.push(l.trim().to_owned());
+            }
+            l.trim() == "readyok"
+        })?;
+        if !refused.is_empty() {
+            return Err(format!(
+                "engine {} refused its options: {}",
+                engine.name,
+                cut(&refused.join(" | "), 300)
+            ));
+        }
         Ok(engine)
     }
 
@@ -159,6 +175,23 @@ impl Engine {
     }
 }
 
+/// A line in which an engine refuses a `setoption`: ours and others say `info string error`,
+/// Stockfish `No such option`, others `Unknown option`.
+fn refuses_option(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    l.starts_with("info string error")
+        || l.contains("no such option")
+        || l.contains("unknown option")
+}
+
+/// `text`, cut to at most `max` characters with an ellipsis.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
 impl Drop for Engine {
     fn drop(&mut self) {
         let _ = self.send("quit");
@@ -171,5 +204,30 @@ impl Drop for Engine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cut, refuses_option};
+
+    #[test]
+    fn refusals_are_recognised() {
+        for line in [
+            "info string error: unknown option \"tune.x\"",
+            "No such option: Foo",
+            "Unknown option: Bar",
+        ] {
+            assert!(refuses_option(line), "{line}");
+        }
+        for line in [
+            "info string simd avx512",
+            "readyok",
+            "option name Hash type spin",
+        ] {
+            assert!(!refuses_option(line), "{line}");
+        }
+        assert_eq!(cut("abcdef", 3), "abc...");
+        assert_eq!(cut("abc", 3), "abc");
     }
 }

@@ -179,3 +179,34 @@ fn bad_arguments_are_refused_clearly() {
         assert!(!ok && text.contains(want), "{args:?}: {text}");
     }
 }
+
+#[test]
+fn an_option_the_engine_refuses_stops_the_match() {
+    let Some(uci) = engine() else { return };
+    let uci = uci.to_str().expect("utf-8 path");
+    let dir = std::env::temp_dir().join(format!("chess-match-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("g.pgn");
+    let state = dir.join("s.json");
+    let (ok, text) = run(&[
+        "--engine",
+        uci,
+        "--opponent",
+        uci,
+        "--engine-option",
+        "tune.no_such_parameter=1",
+        "--tc",
+        "nodes=200",
+        "--pairs",
+        "1",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && text.contains("refused its options") && text.contains("tune.no_such_parameter"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
