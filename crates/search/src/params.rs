@@ -48,6 +48,17 @@ pub struct Params {
     pub lmr_divisor: f64,
     /// History score worth one ply of (negative) reduction.
     pub lmr_history_divisor: i32,
+    /// Extra reduction, in 1/1024 ply, for a move at a node off the principal variation (and
+    /// not on one before, by the hash entry).
+    pub lmr_non_pv: i32,
+    /// Extra reduction, in 1/1024 ply, at an expected cut node.
+    pub lmr_cut_node: i32,
+    /// Extra reduction, in 1/1024 ply, when the static evaluation is not improving.
+    pub lmr_not_improving: i32,
+    /// Less reduction, in 1/1024 ply, for a move that gives check.
+    pub lmr_gives_check: i32,
+    /// Less reduction, in 1/1024 ply, for a killer or the counter-move.
+    pub lmr_refutation: i32,
 
     /// Late-move pruning: quiets after `(lmp_base + depth^2) / (2 - improving)` moves are skipped.
     pub lmp_base: i32,
@@ -118,6 +129,11 @@ impl Default for Params {
             lmr_base: 0.71,
             lmr_divisor: 2.12,
             lmr_history_divisor: 7680,
+            lmr_non_pv: 1024,
+            lmr_cut_node: 1024,
+            lmr_not_improving: 512,
+            lmr_gives_check: 1024,
+            lmr_refutation: 1024,
             lmp_base: 3,
             futility_max_depth: 8,
             futility_base: 121,

@@ -335,19 +335,19 @@ impl Searcher<'_> {
             if depth >= 2 && move_count > 1 + usize::from(N::ROOT) && (quiet || !tt_pv) {
                 let mut r = self.reduction(depth, move_count);
                 if !tt_pv {
-                    r += 1024;
+                    r += p.lmr_non_pv;
                 }
                 if cut_node {
-                    r += 1024;
+                    r += p.lmr_cut_node;
                 }
                 if !improving {
-                    r += 512;
+                    r += p.lmr_not_improving;
                 }
                 if gives_check {
-                    r -= 1024;
+                    r -= p.lmr_gives_check;
                 }
                 if m == killers[0] || m == killers[1] || m == counter {
-                    r -= 1024;
+                    r -= p.lmr_refutation;
                 }
                 if quiet {
                     r -= hist * 1024 / p.lmr_history_divisor;
