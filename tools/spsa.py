@@ -58,8 +58,8 @@ def shown(p, v):
 
 
 def check_names(engine, params):
-    """The engine accepts every parameter at its start value (chess-match does not read the
-    engine's `info string error` lines, so a misspelt name would tune nothing)."""
+    """The engine accepts every parameter at its start value: a misspelt name is caught before
+    the first iteration rather than by the first chess-match (which stops on a refused option)."""
     lines = [f"setoption name tune.{p['name']} value {shown(p, p['value'])}" for p in params]
     out = subprocess.run([engine], input="\n".join(lines + ["quit"]) + "\n",
                          capture_output=True, text=True, check=False)
