@@ -72,14 +72,7 @@ impl Engine {
         }
         // An engine that refuses an option says so before `readyok`; playing on would test
         // an engine other than the one asked for.
-        engine.send("isready")?;
-        let mut refused = Vec::new();
-        engine.until(Duration::from_secs(30), |l| {
-            if refuses_option(l) {
-                refused.push(l.trim().to_owned());
-            }
-            l.trim() == "readyok"
-        })?;
+        let refused = engine.ready()?;
         if !refused.is_empty() {
             return Err(format!(
                 "engine {} refused its options: {}",
@@ -121,14 +114,22 @@ impl Engine {
         }
     }
 
-    pub fn ready(&mut self) -> Result<(), String> {
+    /// `isready` until `readyok`; returns the lines in which the engine refused an option.
+    fn ready(&mut self) -> Result<Vec<String>, String> {
         self.send("isready")?;
-        self.until(Duration::from_secs(30), |l| l.trim() == "readyok")
+        let mut refused = Vec::new();
+        self.until(Duration::from_secs(30), |l| {
+            if refuses_option(l) {
+                refused.push(l.trim().to_owned());
+            }
+            l.trim() == "readyok"
+        })?;
+        Ok(refused)
     }
 
     pub fn new_game(&mut self) -> Result<(), String> {
         self.send("ucinewgame")?;
-        self.ready()
+        self.ready().map(drop)
     }
 
     /// Searches `position` (a `position ...` command) with `go` (a `go ...` command), waiting
