@@ -79,7 +79,7 @@ pub struct Params {
 
     /// Singular extensions need at least this depth.
     pub singular_min_depth: i32,
-    /// Singular margin per ply of depth below the hash score.
+    /// Singular margin below the hash score, in 1/64 centipawn per ply of depth.
     pub singular_margin: i32,
     /// A singular move failing this far below the singular beta is extended twice.
     pub double_extension_margin: i32,
@@ -96,6 +96,12 @@ pub struct Params {
     pub history_bonus_offset: i32,
     /// Largest history bonus.
     pub history_bonus_max: i32,
+    /// History penalty per ply of depth, for the moves searched before the one that cut off.
+    pub history_malus_mul: i32,
+    /// History penalty offset (subtracted).
+    pub history_malus_offset: i32,
+    /// Largest history penalty.
+    pub history_malus_max: i32,
 
     /// Moves to go assumed when the GUI does not say.
     pub tm_moves_to_go: u32,
@@ -143,13 +149,16 @@ impl Default for Params {
             see_quiet_margin: 27,
             see_capture_margin: 94,
             singular_min_depth: 8,
-            singular_margin: 2,
+            singular_margin: 128,
             double_extension_margin: 23,
             qs_futility_margin: 192,
             qs_see_threshold: 0,
             history_bonus_mul: 352,
             history_bonus_offset: 235,
             history_bonus_max: 1806,
+            history_malus_mul: 352,
+            history_malus_offset: 235,
+            history_malus_max: 1806,
             tm_moves_to_go: 25,
             tm_increment_percent: 75,
             tm_hard_factor: 4,

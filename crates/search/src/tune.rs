@@ -69,13 +69,16 @@ tunables! {
         see_quiet_margin: 0..=3000,
         see_capture_margin: 0..=3000,
         singular_min_depth: 1..=64,
-        singular_margin: 0..=100,
+        singular_margin: 0..=6400,
         double_extension_margin: 0..=3000,
         qs_futility_margin: 0..=3000,
         qs_see_threshold: -3000..=3000,
         history_bonus_mul: 0..=16384,
         history_bonus_offset: -16384..=16384,
         history_bonus_max: 0..=16384,
+        history_malus_mul: 0..=16384,
+        history_malus_offset: -16384..=16384,
+        history_malus_max: 0..=16384,
     }
     floats {
         lmr_base: -4.0..=4.0,

@@ -279,7 +279,7 @@ impl Searcher<'_> {
                 && e.depth >= depth - 3
                 && tt_score.abs() < TB_WIN_IN_MAX
             {
-                let singular_beta = tt_score - p.singular_margin * depth;
+                let singular_beta = tt_score - p.singular_margin * depth / 64;
                 self.ss_mut(ply).excluded = m;
                 let v = self.negamax::<NonPv>(
                     pos,
@@ -425,6 +425,7 @@ impl Searcher<'_> {
 
         if best >= beta && !best_move.is_null() {
             let bonus = self.stat_bonus(depth);
+            let malus = self.stat_malus(depth);
             let hist = &mut self.w.hist;
             if !is_tactical(pos, best_move) {
                 let e = &mut self.stack[ply + STACK_OFFSET];
@@ -437,14 +438,14 @@ impl Searcher<'_> {
                 let attacked = picker.threats(pos).all;
                 hist.update_quiet(us, best_move, attacked, prev, bonus);
                 for &q in &quiets[..n_quiets] {
-                    hist.update_quiet(us, q, attacked, prev, -bonus);
+                    hist.update_quiet(us, q, attacked, prev, -malus);
                 }
             } else if let Some(v) = captured_role(pos, best_move) {
                 hist.update_capture(us, best_move, v, bonus);
             }
             for &c in &captures[..n_captures] {
                 if let Some(v) = captured_role(pos, c) {
-                    hist.update_capture(us, c, v, -bonus);
+                    hist.update_capture(us, c, v, -malus);
                 }
             }
         }

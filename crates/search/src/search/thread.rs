@@ -279,6 +279,13 @@ impl<'a> Searcher<'a> {
             .clamp(0, self.p.history_bonus_max)
     }
 
+    /// The history penalty of a search to `depth` for a move that was searched before the
+    /// one that cut off.
+    pub(super) fn stat_malus(&self, depth: i32) -> i32 {
+        (self.p.history_malus_mul * depth - self.p.history_malus_offset)
+            .clamp(0, self.p.history_malus_max)
+    }
+
     /// Checks the limits; true when the search must unwind.
     #[inline]
     pub(super) fn should_stop(&mut self) -> bool {
