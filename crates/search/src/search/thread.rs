@@ -274,6 +274,7 @@ impl<'a> Searcher<'a> {
         self.lmr[(depth as usize).min(63)][move_count.min(63)]
     }
 
+    /// The history bonus of a search to `depth` for the move that cut off.
     pub(super) fn stat_bonus(&self, depth: i32) -> i32 {
         (self.p.history_bonus_mul * depth - self.p.history_bonus_offset)
             .clamp(0, self.p.history_bonus_max)
