@@ -276,15 +276,25 @@ impl<'a> Searcher<'a> {
 
     /// The history bonus of a search to `depth` for the move that cut off.
     pub(super) fn stat_bonus(&self, depth: i32) -> i32 {
-        (self.p.history_bonus_mul * depth - self.p.history_bonus_offset)
-            .clamp(0, self.p.history_bonus_max)
+        let p = self.p;
+        by_depth(
+            depth,
+            p.history_bonus_mul,
+            p.history_bonus_offset,
+            p.history_bonus_max,
+        )
     }
 
     /// The history penalty of a search to `depth` for a move that was searched before the
     /// one that cut off.
     pub(super) fn stat_malus(&self, depth: i32) -> i32 {
-        (self.p.history_malus_mul * depth - self.p.history_malus_offset)
-            .clamp(0, self.p.history_malus_max)
+        let p = self.p;
+        by_depth(
+            depth,
+            p.history_malus_mul,
+            p.history_malus_offset,
+            p.history_malus_max,
+        )
     }
 
     /// Checks the limits; true when the search must unwind.
@@ -434,4 +444,9 @@ impl<'a> Searcher<'a> {
         row[ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
         self.pv_len[ply] = child_len;
     }
+}
+
+/// A history update of a search to `depth`: `mul` per ply less `offset`, within `0..=max`.
+fn by_depth(depth: i32, mul: i32, offset: i32, max: i32) -> i32 {
+    (mul * depth - offset).clamp(0, max)
 }
