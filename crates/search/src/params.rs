@@ -17,6 +17,8 @@ pub struct Params {
     pub rfp_max_depth: i32,
     /// Reverse futility margin per ply of depth.
     pub rfp_margin: i32,
+    /// Taken off the reverse futility margin when the static evaluation is improving.
+    pub rfp_improving: i32,
 
     /// Razoring applies up to this depth.
     pub razor_max_depth: i32,
@@ -68,6 +70,8 @@ pub struct Params {
     pub futility_base: i32,
     /// Futility margin per ply of depth.
     pub futility_margin: i32,
+    /// Added to the futility margin when the static evaluation is improving.
+    pub futility_improving: i32,
     /// Quiets with a history score below `-history_prune_margin * depth` are skipped at low depth.
     pub history_prune_margin: i32,
     /// SEE pruning applies up to this depth.
@@ -123,6 +127,7 @@ impl Default for Params {
             aspiration_min_depth: 4,
             rfp_max_depth: 8,
             rfp_margin: 107,
+            rfp_improving: 107,
             razor_max_depth: 3,
             razor_base: 348,
             razor_margin: 275,
@@ -144,6 +149,7 @@ impl Default for Params {
             futility_max_depth: 8,
             futility_base: 136,
             futility_margin: 100,
+            futility_improving: 0,
             history_prune_margin: 3589,
             see_prune_max_depth: 8,
             see_quiet_margin: 25,

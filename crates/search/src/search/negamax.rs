@@ -131,7 +131,7 @@ impl Searcher<'_> {
             if depth <= p.rfp_max_depth
                 && eval.abs() < TB_WIN_IN_MAX
                 && beta.abs() < TB_WIN_IN_MAX
-                && eval - p.rfp_margin * (depth - i32::from(improving)) >= beta
+                && eval - p.rfp_margin * depth + p.rfp_improving * i32::from(improving) >= beta
             {
                 return (eval + beta) / 2;
             }
@@ -242,7 +242,11 @@ impl Searcher<'_> {
                     if !in_check
                         && alpha < TB_WIN_IN_MAX
                         && lmr_depth <= p.futility_max_depth
-                        && eval + p.futility_base + p.futility_margin * lmr_depth <= alpha
+                        && eval
+                            + p.futility_base
+                            + p.futility_margin * lmr_depth
+                            + p.futility_improving * i32::from(improving)
+                            <= alpha
                     {
                         picker.skip_quiets();
                         continue;
