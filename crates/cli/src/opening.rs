@@ -6,6 +6,7 @@ use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
 
 use chess_pgn::{PgnError, read_games};
+use chess_proto::quote;
 use chess_rules::{Move, Position};
 use clap::Args;
 
@@ -52,9 +53,9 @@ pub fn play_moves(start: &Position, texts: &[String]) -> CliResult<Vec<Move>> {
     for (i, text) in texts.iter().enumerate() {
         let m = pos.parse_move(text).map_err(|e| {
             CliError::failure(format!(
-                "move {} {:?}: {} (position: {})",
+                "move {} {}: {} (position: {})",
                 i + 1,
-                cut(text),
+                quote(text),
                 describe_san_error(&e),
                 pos.fen()
             ))
@@ -65,15 +66,6 @@ pub fn play_moves(start: &Position, texts: &[String]) -> CliResult<Vec<Move>> {
         moves.push(m);
     }
     Ok(moves)
-}
-
-/// Long user text cut short for a message.
-fn cut(text: &str) -> String {
-    if text.chars().count() > 40 {
-        format!("{}…", text.chars().take(40).collect::<String>())
-    } else {
-        text.to_string()
-    }
 }
 
 fn run_pgn(path: &PathBuf, out: &mut impl Write) -> CliResult {

@@ -47,6 +47,23 @@ fn opening_prints_eco_name_and_class_on_one_line() {
 }
 
 #[test]
+fn opening_names_a_bad_move_and_cuts_it_short_when_long() {
+    let r = chess(&["opening", "e4", "e9"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("move 2 \"e9\": "), "{}", r.stderr);
+    let long = "Q".repeat(5000);
+    let r = chess(&["opening", "e4", &long]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains(&format!("move 2 \"{}...\" (5000 bytes): ", "Q".repeat(48))),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.len() < 400, "{}", r.stderr);
+}
+
+#[test]
 fn opening_of_each_game_in_a_pgn_file() {
     let dir = std::env::temp_dir().join(format!("chess-opening-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -13,6 +13,7 @@ use super::{GameStore, MemoryStore, PostgresOptions, PostgresStore, RedbStore, S
 use crate::GameId;
 use crate::event::Event;
 use crate::session::{Session, check_player_name};
+use chess_proto::quote;
 use chess_wire::TimeControl;
 
 /// Games read from the store per page while exporting.
@@ -133,15 +134,6 @@ impl std::fmt::Display for Imported {
     }
 }
 
-fn cut(text: &str) -> String {
-    const MAX: usize = 80;
-    if text.chars().count() <= MAX {
-        text.to_owned()
-    } else {
-        format!("{}...", text.chars().take(MAX).collect::<String>())
-    }
-}
-
 /// How far past this machine's clock an imported event may be dated (clocks differ a
 /// little between machines; a game dated in the future would never flag).
 const FUTURE_SLACK_MS: u64 = 60_000;
@@ -242,7 +234,7 @@ enum Failure {
 
 fn import_line(store: &dyn GameStore, text: &str, now: u64) -> Result<Written, Failure> {
     let record: Record = serde_json::from_str(text)
-        .map_err(|e| Failure::Skip(format!("not a game ({e}): {}", cut(text))))?;
+        .map_err(|e| Failure::Skip(format!("not a game ({e}): {}", quote(text))))?;
     let id: GameId = record
         .game_id
         .parse()
@@ -369,6 +361,13 @@ mod tests {
         let input = format!("{{nonsense\n{good}");
         let done = import(&to, &mut input.as_bytes());
         assert_eq!((done.games, done.skipped.len()), (1, 1), "{done}");
+        // A long bad line is quoted cut short, with its length.
+        let to = MemoryStore::default();
+        let long = format!("{{{}", "x".repeat(10_000));
+        let done = import(&to, &mut long.as_bytes());
+        assert_eq!(done.skipped.len(), 1, "{done}");
+        assert!(done.skipped[0].ends_with("...\" (10001 bytes)"), "{done}");
+        assert!(done.skipped[0].len() < 300, "{done}");
         // An illegal move: the log does not replay.
         let from = MemoryStore::default();
         game(&from, &["e2e5"], false);
