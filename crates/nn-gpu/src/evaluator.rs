@@ -112,11 +112,12 @@ pub struct GpuBatch {
     done: VecDeque<(Ticket, Vec<i32>)>,
     next_ticket: u64,
     max_batch: usize,
-    /// Constant part of the params uniform: half hidden, QA, QA * QB, SCALE, output buckets.
+    /// Constant part of the params uniform: half hidden, QA, the output ratio's denominator
+    /// and numerator (`Network::output_ratio`), output buckets.
     half_hidden: u32,
     qa: i32,
-    qa_qb: i32,
-    scale: i32,
+    out_div: i32,
+    out_mul: i32,
     buckets: u32,
     device_errors: Arc<Mutex<Option<String>>>,
     /// `wgpu: <adapter>`, for logs.
@@ -301,8 +302,8 @@ impl GpuBatch {
             max_batch,
             half_hidden: (net.hidden() / 2) as u32,
             qa: net.qa(),
-            qa_qb: net.qa() * net.qb(),
-            scale: net.scale(),
+            out_div: net.output_ratio().1,
+            out_mul: net.output_ratio().0,
             buckets: net.buckets() as u32,
             device_errors: opened.errors,
             name: format!("wgpu: {}", opened.adapter),
@@ -459,8 +460,8 @@ impl GpuBatch {
                 self.half_hidden,
                 features_base,
                 self.qa as u32,
-                self.qa_qb as u32,
-                self.scale as u32,
+                self.out_div as u32,
+                self.out_mul as u32,
                 self.buckets,
                 0,
             ];

@@ -19,9 +19,9 @@
 //!    additions give the same, wrapping addition being associative), clamps to `0..=QA` and
 //!    accumulates `(c * w) * c` with i32 wrapping, for both perspectives;
 //! 3. a tree reduction in workgroup memory adds the partial sums (wrapping, so in any order)
-//!    and invocation 0 writes `(sum / QA + out_bias) * SCALE / (QA * QB)`, with truncating
-//!    division as in Rust. QA, QB, SCALE and the bucket count come from the network, in a
-//!    uniform; the output weights and bias are those of the position's output bucket
+//!    and invocation 0 writes `(sum / QA + out_bias) * M / D`, with truncating division as
+//!    in Rust, where `M / D` is `SCALE / (QA * QB)` reduced (`Network::output_ratio`). QA,
+//!    M, D and the bucket count come from the network, in a uniform; the output weights and bias are those of the position's output bucket
 //!    (`chess_nn::output_bucket` of its piece count, the length of its side-to-move feature
 //!    list; one bucket in a version-1 network).
 //!

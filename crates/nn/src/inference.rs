@@ -29,10 +29,11 @@ impl Network {
             qa,
             small,
         ));
+        let (mul, div) = self.output_ratio();
         (sum / self.qa())
             .wrapping_add(self.out_biases()[bucket])
-            .wrapping_mul(self.scale())
-            / (self.qa() * self.qb())
+            .wrapping_mul(mul)
+            / div
     }
 
     /// Evaluates from an accumulator pair kept for the position with `stm` to move.

@@ -49,7 +49,7 @@ pub use error::{BackendError, FeatureError, NetworkError};
 pub use features::{FeatureBatch, active_features, feature_index, for_each_feature};
 pub use network::{
     CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, MAX_QUANT, Network,
-    NetworkParts, file_len, fnv1a64, output_bucket,
+    NetworkParts, file_len, fnv1a64, output_bucket, output_ratio,
 };
 pub use simd::Simd;
 

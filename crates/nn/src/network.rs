@@ -128,9 +128,13 @@ pub struct NetworkParts {
 ///   one bucket).
 /// * For each of the `2H` values `a` of `acc_stm ++ acc_nstm` with its output weight `w` of
 ///   bucket `b`: `c = clamp(a as i32, 0, qa)`, `sum = sum + (c * w) * c` in `i32`, wrapping.
-/// * `eval = (sum / qa + out_biases[b]) * scale / (qa * qb)` in `i32`, wrapping
-///   multiplication and addition, division truncating toward zero; centipawns for the side to
-///   move.
+/// * `eval = (sum / qa + out_biases[b]) * (scale / g) / (qa * qb / g)` in `i32`, wrapping
+///   multiplication and addition, division truncating toward zero, with
+///   `g = gcd(scale, qa * qb)`; centipawns for the side to move. This is
+///   `(sum / qa + out_biases[b]) * scale / (qa * qb)` with the fraction reduced (80 for the
+///   default 400 / (255 * 64), so the factor is 5 / 204), which gives the same result
+///   whenever that product fits an `i32` and leaves the output layer 80 times the room
+///   (see [`Network::output_ratio`]).
 ///
 /// ```
 /// use chess_nn::Network;
@@ -154,6 +158,8 @@ pub struct Network {
     out_biases: Vec<i32>,
     /// Every `|w| * qa <= 32767`: the output sum may multiply `c * w` in `i16`.
     small_out: bool,
+    /// `scale / g` and `qa * qb / g`, `g = gcd(scale, qa * qb)`.
+    output_ratio: (i32, i32),
     /// The vector instructions the kernels use: always one this CPU has.
     simd: Simd,
 }
@@ -337,6 +343,16 @@ impl Reader<'_> {
     }
 }
 
+/// `scale / (qa * qb)` reduced by their greatest common divisor (each is at least 1).
+pub const fn output_ratio(qa: i32, qb: i32, scale: i32) -> (i32, i32) {
+    let (num, den) = (scale, qa * qb);
+    let (mut a, mut b) = (num, den);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    (num / a, den / a)
+}
+
 impl Network {
     /// Validates `parts` and builds the network.
     pub fn from_parts(parts: NetworkParts) -> Result<Network, NetworkError> {
@@ -376,6 +392,7 @@ impl Network {
             out_weights: parts.out_weights,
             out_biases: parts.out_biases,
             small_out,
+            output_ratio: output_ratio(qa, qb, scale),
             simd: Simd::detect(),
         })
     }
@@ -425,6 +442,20 @@ impl Network {
     #[inline]
     pub fn scale(&self) -> i32 {
         self.scale
+    }
+
+    /// The output layer's last step, `scale / (qa * qb)` as a reduced fraction
+    /// `(numerator, denominator)`: every backend multiplies by the first and divides by the
+    /// second.
+    ///
+    /// ```
+    /// let net = chess_nn::Network::default_network();
+    /// assert_eq!((net.scale(), net.qa() * net.qb()), (400, 255 * 64));
+    /// assert_eq!(net.output_ratio(), (5, 204));
+    /// ```
+    #[inline]
+    pub fn output_ratio(&self) -> (i32, i32) {
+        self.output_ratio
     }
 
     /// `768 * H`, feature-major.

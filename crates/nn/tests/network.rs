@@ -452,3 +452,73 @@ fn the_piece_count_chooses_the_output_bucket() {
         ]
     );
 }
+
+/// The output's last step multiplies by `scale / (qa * qb)` reduced: wherever the unreduced
+/// product fits an `i32` the two give the same evaluation, and where only the reduced one
+/// fits, it gives the exact value the unreduced formula stands for.
+#[test]
+fn the_reduced_output_ratio_agrees_with_the_unreduced_one() {
+    assert_eq!(chess_nn::output_ratio(255, 64, 400), (5, 204));
+    assert_eq!(chess_nn::output_ratio(255, 64, 255), (1, 64));
+    assert_eq!(chess_nn::output_ratio(181, 64, 32_767), (32_767, 11_584));
+    assert_eq!(chess_nn::output_ratio(127, 32, 600), (75, 508));
+    assert_eq!(chess_nn::output_ratio(1, 1, 7), (7, 1));
+    // `sum / qa + bias` in i64, when the sum fits an i32 (so the kernels do not wrap).
+    let before_ratio = |net: &Network, acc: &[i16]| -> Option<i64> {
+        let qa = i64::from(net.qa());
+        let sum: i64 = acc
+            .iter()
+            .zip(net.out_weights())
+            .map(|(&a, &w)| {
+                let c = i64::from(a).clamp(0, qa);
+                c * i64::from(w) * c
+            })
+            .sum();
+        (sum.abs() <= i64::from(i32::MAX)).then(|| sum / qa + i64::from(net.out_biases()[0]))
+    };
+    let mut rng = common::Rng::new(44);
+    let (mut within, mut wider) = (0, 0);
+    for (i, quant) in [(255, 64, 400), (181, 64, 32_767), (127, 32, 600)]
+        .into_iter()
+        .enumerate()
+    {
+        let (qa, qb, scale) = quant;
+        // Ordinary weights, and large positive ones whose sums need the reduced ratio's room.
+        for large in [false, true] {
+            let mut parts = random_network(90 + i as u64, (16, 1), 100, 120, quant).into_parts();
+            if large {
+                parts.out_weights = (0..32).map(|_| 750 + rng.i16(50)).collect();
+                parts.out_biases = vec![0];
+            }
+            let net = Network::from_parts(parts).unwrap();
+            assert_eq!(net.output_ratio(), chess_nn::output_ratio(qa, qb, scale));
+            let (mul, _) = net.output_ratio();
+            for _ in 0..2_000 {
+                let acc: Vec<i16> = (0..32)
+                    .map(|_| {
+                        if large {
+                            (qa - rng.below(20) as i32) as i16
+                        } else {
+                            rng.i16(qa)
+                        }
+                    })
+                    .collect();
+                let Some(x) = before_ratio(&net, &acc) else {
+                    continue;
+                };
+                if x.abs() * i64::from(mul) > i64::from(i32::MAX) {
+                    continue;
+                }
+                let exact = x * i64::from(scale) / i64::from(qa * qb);
+                let got = i64::from(net.output(&acc[..16], &acc[16..], 0));
+                assert_eq!(got, exact, "{quant:?}");
+                if x.abs() * i64::from(scale) > i64::from(i32::MAX) {
+                    wider += 1;
+                } else {
+                    within += 1;
+                }
+            }
+        }
+    }
+    assert!(within > 1_000 && wider > 100, "{within} {wider}");
+}

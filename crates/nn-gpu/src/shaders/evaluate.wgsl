@@ -21,9 +21,10 @@ struct Params {
     // Word offset of the packed feature indices in `input` (after the 2 * positions + 1 bounds).
     features_base: u32,
     qa: i32,
-    // QA * QB, the final divisor.
-    qa_qb: i32,
-    scale: i32,
+    // SCALE / (QA * QB) as a reduced fraction (chess_nn's Network::output_ratio): the final
+    // divisor and multiplier.
+    out_div: i32,
+    out_mul: i32,
     // Output buckets B (1 for a version-1 network).
     buckets: u32,
     _pad: u32,
@@ -144,6 +145,6 @@ fn evaluate(
     if lid == 0u {
         // i32 division truncates toward zero, as in Rust.
         let out_bias = bitcast<i32>(head[half_h * (1u + 2u * params.buckets) + bucket]);
-        scores[pos] = (partial[0] / params.qa + out_bias) * params.scale / params.qa_qb;
+        scores[pos] = (partial[0] / params.qa + out_bias) * params.out_mul / params.out_div;
     }
 }

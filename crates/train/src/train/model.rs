@@ -7,13 +7,18 @@
 //! training (projected after each step) so that the integer arithmetic cannot wrap:
 //! * feature weights and biases to `±FT_LIMIT / QA` with `FT_LIMIT = 32767 / 33 = 992`, so a
 //!   bias plus 32 active rows stays within i16;
-//! * output weights to `±floor(B / (2H * QA)) / QB` and the output bias to `±B / (QA * QB)`
-//!   (in every bucket) with `B = i32::MAX / SCALE / 2`, so that `sum / QA` and `out_bias` each stay within
-//!   `B` and `(sum / QA + out_bias) * SCALE` within i32 (with H = 256 the output weight
-//!   limit is 20 / 64 = 0.3125, the bias limit 164.5).
+//! * output weights to `±L / QB` with `L` the largest integer for which `2H` terms
+//!   `(QA * L) * QA` still sum within `i32` and `QA * L` fits `i16` (the kernels' fast path),
+//!   and the output bias to `±B / (QA * QB)` (in every bucket) with
+//!   `B = i32::MAX / M / 2`, `M = 5` the numerator of `SCALE / (QA * QB)` reduced
+//!   (`chess_nn::output_ratio`), so that `sum / QA` and `out_bias` each stay within `B` and
+//!   `(sum / QA + out_bias) * M` within `i32` (with H = 256 the output weight limit is
+//!   64 / 64 = 1.0, with H = 512 it is 0.5; before the reduced ratio it was 20 / 64 for
+//!   H = 256).
 
 use chess_nn::{
     DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, INPUTS, MAX_ACTIVE, NetworkParts, output_bucket,
+    output_ratio,
 };
 
 use crate::rng::{Rng, uniform};
@@ -23,7 +28,18 @@ pub(super) const QB: i32 = DEFAULT_QB;
 pub(super) const SCALE: i32 = DEFAULT_SCALE;
 /// Largest quantised feature weight or bias: a bias plus 32 rows fits in i16.
 pub const FT_LIMIT: i32 = i16::MAX as i32 / (MAX_ACTIVE as i32 + 1);
-pub(super) const OUT_BUDGET: i32 = i32::MAX / SCALE / 2;
+/// The multiplier of the output's last step (`SCALE / (QA * QB)` reduced: 5 / 204).
+const OUT_MUL: i32 = output_ratio(QA, QB, SCALE).0;
+pub(super) const OUT_BUDGET: i32 = i32::MAX / OUT_MUL / 2;
+
+/// The largest quantised output weight for hidden size `hidden` (see the module
+/// documentation).
+pub(super) fn out_w_int_limit(hidden: usize) -> i32 {
+    let terms = 2 * hidden as i32;
+    (OUT_BUDGET / (terms * QA))
+        .min(i32::MAX / (terms * QA * QA))
+        .min(i32::from(i16::MAX) / QA)
+}
 
 /// Float weights, laid out as in [`NetworkParts`].
 #[derive(Clone, Debug, PartialEq)]
@@ -126,7 +142,7 @@ impl FloatNet {
     }
 
     fn out_w_limit(hidden: usize) -> f32 {
-        (OUT_BUDGET / (2 * hidden as i32 * QA)) as f32 / QB as f32
+        out_w_int_limit(hidden) as f32 / QB as f32
     }
 
     fn out_b_limit() -> f32 {
@@ -166,7 +182,7 @@ impl FloatNet {
     /// Rounds into the chess-nn integer format.
     pub fn quantise(&self) -> NetworkParts {
         let q = |w: f32, s: i32, lim: i32| (w * s as f32).round().clamp(-lim as f32, lim as f32);
-        let ow_lim = OUT_BUDGET / (2 * self.hidden as i32 * QA);
+        let ow_lim = out_w_int_limit(self.hidden);
         NetworkParts {
             hidden: self.hidden,
             buckets: self.buckets,
@@ -270,11 +286,54 @@ mod tests {
     #[test]
     fn limits_keep_integer_arithmetic_in_range() {
         assert_eq!(FT_LIMIT, 992);
-        let ow = OUT_BUDGET / (2 * 256 * QA);
-        assert_eq!(ow, 20);
-        // Largest |sum / QA| plus the largest bias, times SCALE, fits in i32.
-        let sum_q = i64::from(2 * 256 * QA) * i64::from(ow);
-        assert!((sum_q + i64::from(OUT_BUDGET)) * i64::from(SCALE) <= i64::from(i32::MAX));
+        assert_eq!(OUT_MUL, 5);
+        assert_eq!(out_w_int_limit(256), 64);
+        assert_eq!(out_w_int_limit(512), 32);
+        assert_eq!(out_w_int_limit(16), 128);
+        for hidden in (16..=chess_nn::MAX_HIDDEN).step_by(16) {
+            let ow = i64::from(out_w_int_limit(hidden));
+            let terms = 2 * hidden as i64;
+            let qa = i64::from(QA);
+            // The sum of 2H terms (c * w) * c, and c * w in i16.
+            assert!(terms * qa * ow * qa <= i64::from(i32::MAX), "{hidden}");
+            assert!(qa * ow <= i64::from(i16::MAX), "{hidden}");
+            // Largest |sum / QA| plus the largest bias, times the reduced multiplier.
+            let sum_q = terms * qa * ow;
+            let last = (sum_q + i64::from(OUT_BUDGET)) * i64::from(OUT_MUL);
+            assert!(last <= i64::from(i32::MAX), "{hidden}");
+        }
+    }
+
+    /// A network at every limit (output weights and bias at their largest, every accumulator
+    /// at QA) evaluates to exactly what unbounded arithmetic gives: nothing wraps.
+    #[test]
+    fn a_network_at_its_limits_does_not_wrap() {
+        for hidden in [16, 256, 512, chess_nn::MAX_HIDDEN] {
+            for sign in [1, -1] {
+                let ow = sign * out_w_int_limit(hidden);
+                let parts = NetworkParts {
+                    hidden,
+                    buckets: 1,
+                    qa: QA,
+                    qb: QB,
+                    scale: SCALE,
+                    ft_weights: vec![0; INPUTS * hidden],
+                    ft_biases: vec![FT_LIMIT as i16; hidden],
+                    out_weights: vec![ow as i16; 2 * hidden],
+                    out_biases: vec![sign * OUT_BUDGET],
+                };
+                let net = chess_nn::Network::from_parts(parts).unwrap();
+                let acc = vec![QA as i16; hidden];
+                let sum = 2 * hidden as i64 * i64::from(QA) * i64::from(ow) * i64::from(QA);
+                let exact = (sum / i64::from(QA) + i64::from(sign * OUT_BUDGET)) * i64::from(SCALE)
+                    / i64::from(QA * QB);
+                assert_eq!(
+                    i64::from(net.output(&acc, &acc, 0)),
+                    exact,
+                    "{hidden} {sign}"
+                );
+            }
+        }
     }
 }
 
