@@ -166,12 +166,26 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     assert!(log.contains("starting from"), "{log}");
     let copy = chess_nn::Network::load(&again).expect("the network loads");
     assert_eq!(copy.file_name(), trained.file_name());
-    let out = from(net_path.to_str().unwrap(), "64", "1", &again);
+    let out = from(net_path.to_str().unwrap(), "16", "1", &again);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.code() == Some(2) && err.contains("hidden size 32, not --hidden 64"),
+        out.status.code() == Some(2) && err.contains("hidden size 32, more than --hidden 16"),
         "{err}"
     );
+    // A wider --hidden: the network's 32 neurons and 32 new ones that add nothing yet.
+    let wide = dir.join("wide.nnue");
+    let log = ok(&from(net_path.to_str().unwrap(), "64", "1", &wide));
+    assert!(log.contains("starting from"), "{log}");
+    let wide = chess_nn::Network::load(&wide).expect("the network loads");
+    assert_eq!(wide.hidden(), 64);
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(wide.evaluate(&pos), trained.evaluate(&pos), "{fen}");
+    }
     // --buckets: the one output layer copied into eight buckets evaluates as before.
     let bucketed = dir.join("bucketed.nnue");
     let log = ok(&from(net_path.to_str().unwrap(), "32", "8", &bucketed));

@@ -82,9 +82,11 @@ pub struct TrainConfig {
     #[arg(long)]
     pub mirror: bool,
     /// Start from this network instead of random weights: `default` (the embedded network)
-    /// or a network file, of the --hidden size. A network of one output bucket may start
-    /// one of --buckets N: each bucket begins as a copy of its output layer. A checkpoint,
-    /// when there is one, comes first.
+    /// or a network file, of the --hidden size or narrower. A network of one output bucket
+    /// may start one of --buckets N: each bucket begins as a copy of its output layer. A
+    /// narrower network starts a wider one: its neurons come first, the new ones (random
+    /// feature weights, zero output weights) add nothing until trained. A checkpoint, when
+    /// there is one, comes first.
     #[arg(long)]
     pub init: Option<String>,
 }
@@ -132,7 +134,8 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         }
         _ => match &cfg.init {
             Some(init) => {
-                let t = Trainer::from_net(initial_network(init, cfg.hidden, cfg.buckets)?);
+                let net = initial_network(init, cfg.hidden, cfg.buckets, cfg.seed)?;
+                let t = Trainer::from_net(net);
                 eprintln!("train: starting from {init}");
                 t
             }
@@ -155,6 +158,11 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             order.len(),
             held_out.len()
         );
+    }
+    if cfg.init.is_some() && trainer.epoch == 0 && !held_out.is_empty() {
+        // What the starting network scores, to compare the epochs' figures with.
+        let before = trainer.loss(&set, &held_out);
+        eprintln!("train: val_loss {before:.6} before training");
     }
     let mut trained = 0usize;
     let mut seconds = 0.0;
@@ -203,8 +211,13 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
 }
 
 /// The float weights of `--init`'s network, checked against `--hidden`, with its output layer
-/// copied into `--buckets` buckets when it has one.
-fn initial_network(init: &str, hidden: usize, buckets: usize) -> Result<FloatNet, Error> {
+/// copied into `--buckets` buckets when it has one, widened to `--hidden` when narrower.
+fn initial_network(
+    init: &str,
+    hidden: usize,
+    buckets: usize,
+    seed: u64,
+) -> Result<FloatNet, Error> {
     let source =
         EvalSource::from_option(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?;
     let EvalSource::Network(net) = source else {
@@ -213,9 +226,9 @@ fn initial_network(init: &str, hidden: usize, buckets: usize) -> Result<FloatNet
         )));
     };
     let parts = Network::clone(&net).into_parts();
-    if parts.hidden != hidden {
+    if parts.hidden > hidden {
         return Err(Error::Usage(format!(
-            "--init {init:?} has hidden size {}, not --hidden {hidden}",
+            "--init {init:?} has hidden size {}, more than --hidden {hidden}",
             parts.hidden
         )));
     }
@@ -231,9 +244,11 @@ fn initial_network(init: &str, hidden: usize, buckets: usize) -> Result<FloatNet
             model::SCALE
         ))
     })?;
-    net.with_buckets(buckets).ok_or_else(|| {
+    let net = net.with_buckets(buckets).ok_or_else(|| {
         Error::Usage(format!(
             "--init {init:?} has {had} output buckets, not --buckets {buckets} (only a network of one bucket can start one of more)"
         ))
-    })
+    })?;
+    let widened = net.widened(hidden, &mut Rng::new(seed));
+    Ok(widened.expect("checked: --hidden is at least the network's"))
 }

@@ -91,6 +91,44 @@ impl FloatNet {
         })
     }
 
+    /// The same network with `hidden` neurons per perspective (at least its own): the first
+    /// ones are this network's, the new ones get random feature weights (as
+    /// [`Self::random`] draws them), zero biases and zero output weights, so the wider
+    /// network evaluates every position exactly as this one does and training grows the new
+    /// neurons from there. `None` when `hidden` is smaller.
+    pub fn widened(self, hidden: usize, rng: &mut Rng) -> Option<FloatNet> {
+        let old = self.hidden;
+        if hidden < old {
+            return None;
+        }
+        if hidden == old {
+            return Some(self);
+        }
+        let ft = 1.0 / (MAX_ACTIVE as f32).sqrt();
+        let mut ft_w = Vec::with_capacity(INPUTS * hidden);
+        for row in self.ft_w.chunks_exact(old) {
+            ft_w.extend_from_slice(row);
+            ft_w.extend((old..hidden).map(|_| uniform(rng, ft)));
+        }
+        let mut ft_b = self.ft_b;
+        ft_b.resize(hidden, 0.0);
+        let mut out_w = Vec::with_capacity(self.buckets * 2 * hidden);
+        for half in self.out_w.chunks_exact(old) {
+            out_w.extend_from_slice(half);
+            out_w.resize(out_w.len() + hidden - old, 0.0);
+        }
+        let mut net = FloatNet {
+            hidden,
+            buckets: self.buckets,
+            ft_w,
+            ft_b,
+            out_w,
+            out_b: self.out_b,
+        };
+        net.clamp();
+        Some(net)
+    }
+
     /// The bucket a position with feature lists of these lengths (one feature per piece)
     /// uses, as chess-nn chooses it.
     #[inline]
@@ -333,6 +371,53 @@ mod tests {
                     "{hidden} {sign}"
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod widen_tests {
+    use chess_nn::Network;
+    use chess_rules::Position;
+
+    use super::*;
+
+    /// A widened network evaluates every position as the original did, in float and once
+    /// quantised, and keeps the original's weights in its first neurons.
+    #[test]
+    fn a_widened_network_evaluates_as_the_original() {
+        let parts = Network::clone(&Network::default_network()).into_parts();
+        let (h, buckets) = (parts.hidden, parts.buckets);
+        let original = FloatNet::dequantise(&parts).unwrap();
+        let wide = original.clone().widened(h + 128, &mut Rng::new(3)).unwrap();
+        assert_eq!((wide.hidden, wide.buckets), (h + 128, buckets));
+        assert_eq!(&wide.ft_w[..h], &original.ft_w[..h]);
+        assert_eq!(&wide.ft_w[h + 128..2 * h + 128], &original.ft_w[h..2 * h]);
+        assert!(wide.ft_w[h..h + 128].iter().any(|&w| w != 0.0));
+        assert!(wide.out_w[h..h + 128].iter().all(|&w| w == 0.0));
+        assert_eq!(
+            &wide.out_w[(h + 128)..(2 * h + 128)],
+            &original.out_w[h..2 * h]
+        );
+        assert!(original.clone().widened(h - 16, &mut Rng::new(3)).is_none());
+        assert_eq!(
+            original.clone().widened(h, &mut Rng::new(3)),
+            Some(original.clone())
+        );
+        let q0 = Network::from_parts(original.quantise()).unwrap();
+        let q1 = Network::from_parts(wide.quantise()).unwrap();
+        assert_eq!(q1.hidden(), h + 128);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let stm = chess_nn::active_features(&pos, pos.turn());
+            let nstm = chess_nn::active_features(&pos, !pos.turn());
+            assert_eq!(original.forward(&stm, &nstm), wide.forward(&stm, &nstm));
+            assert_eq!(q0.evaluate(&pos), q1.evaluate(&pos), "{fen}");
         }
     }
 }
