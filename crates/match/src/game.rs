@@ -20,6 +20,12 @@ pub enum Control {
 }
 
 impl Control {
+    /// Whether two controls are of one kind (both clocks, both node counts or both move
+    /// times), as the two sides of a match must be.
+    pub fn same_kind(self, other: Control) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
     /// `10+0.1` (seconds), `nodes=20000` or `movetime=100` (milliseconds).
     pub fn parse(text: &str) -> Result<Control, String> {
         let bad = || {
@@ -98,15 +104,48 @@ fn loss_for(c: Color) -> &'static str {
     }
 }
 
-/// Plays `opening` (UCI moves) from `start`, then lets `white` and `black` play it out.
+/// The `go` command for `side` to move, and how long to wait for its answer, under the two
+/// sides' `controls` with the clocks showing `clocks` (White's, Black's).
+fn go_command(controls: [Control; 2], clocks: [Duration; 2], side: Color) -> (String, Duration) {
+    let inc = |c: Control| match c {
+        Control::Clock { inc, .. } => inc,
+        _ => Duration::ZERO,
+    };
+    let ours = if side == Color::White { 0 } else { 1 };
+    match controls[ours] {
+        Control::Clock { .. } => (
+            format!(
+                "go wtime {} btime {} winc {} binc {}",
+                clocks[0].as_millis(),
+                clocks[1].as_millis(),
+                inc(controls[0]).as_millis(),
+                inc(controls[1]).as_millis()
+            ),
+            clocks[ours] + Duration::from_secs(5),
+        ),
+        Control::Nodes(n) => (format!("go nodes {n}"), Duration::from_secs(120)),
+        Control::MoveTime(t) => (
+            format!("go movetime {}", t.as_millis()),
+            t + Duration::from_secs(5),
+        ),
+    }
+}
+
+/// Plays `opening` (UCI moves) from `start`, then lets `white` and `black` play it out, each
+/// under its own control (`controls`: White's, Black's; of one kind, see
+/// [`Control::same_kind`]).
 pub fn play(
     start: &Position,
     opening: &[String],
     white: &mut Engine,
     black: &mut Engine,
-    control: Control,
+    controls: [Control; 2],
     adjudication: &Adjudication,
 ) -> Result<Record, String> {
+    let base = |c: Control| match c {
+        Control::Clock { base, .. } => base,
+        _ => Duration::ZERO,
+    };
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
@@ -120,10 +159,7 @@ pub fn play(
     *seen.entry(pos.repetition_key()).or_default() += 1;
     white.new_game()?;
     black.new_game()?;
-    let (mut clock_w, mut clock_b) = match control {
-        Control::Clock { base, .. } => (base, base),
-        _ => (Duration::ZERO, Duration::ZERO),
-    };
+    let (mut clock_w, mut clock_b) = (base(controls[0]), base(controls[1]));
     // Consecutive moves of each side that fit the draw and win rules.
     let mut drawish = [0u32; 2];
     let mut winning = [0i32; 2];
@@ -163,27 +199,11 @@ pub fn play(
             return Ok(finish("1/2-1/2", "move limit".into(), moves));
         }
         let side = pos.turn();
-        let (engine, left) = match side {
-            Color::White => (&mut *white, clock_w),
-            Color::Black => (&mut *black, clock_b),
+        let (engine, left, control) = match side {
+            Color::White => (&mut *white, clock_w, controls[0]),
+            Color::Black => (&mut *black, clock_b, controls[1]),
         };
-        let (go, timeout) = match control {
-            Control::Clock { inc, .. } => (
-                format!(
-                    "go wtime {} btime {} winc {} binc {}",
-                    clock_w.as_millis(),
-                    clock_b.as_millis(),
-                    inc.as_millis(),
-                    inc.as_millis()
-                ),
-                left + Duration::from_secs(5),
-            ),
-            Control::Nodes(n) => (format!("go nodes {n}"), Duration::from_secs(120)),
-            Control::MoveTime(t) => (
-                format!("go movetime {}", t.as_millis()),
-                t + Duration::from_secs(5),
-            ),
-        };
+        let (go, timeout) = go_command(controls, [clock_w, clock_b], side);
         let reply = match engine.search(&position_cmd(&moves), &go, timeout) {
             Ok(r) => r,
             Err(e) => return Ok(finish(loss_for(side), e, moves)),
@@ -265,5 +285,40 @@ mod tests {
         for bad in ["", "x", "0+1", "nodes=0", "movetime=-3", "10+y"] {
             assert!(Control::parse(bad).is_err(), "{bad}");
         }
+        let p = |t: &str| Control::parse(t).unwrap();
+        assert!(p("10+0.1").same_kind(p("1+0")));
+        assert!(p("nodes=5").same_kind(p("nodes=7")));
+        assert!(!p("nodes=5").same_kind(p("movetime=5")));
+        assert!(!p("1+0").same_kind(p("movetime=5")));
+    }
+
+    /// Each side is told its own increment and both clocks, and searches under its own
+    /// control.
+    #[test]
+    fn each_side_gets_its_own_control() {
+        let p = |t: &str| Control::parse(t).unwrap();
+        let ms = Duration::from_millis;
+        let clocks = [ms(9_000), ms(4_500)];
+        let clock = [p("10+0.1"), p("5+0.05")];
+        assert_eq!(
+            go_command(clock, clocks, Color::White),
+            (
+                "go wtime 9000 btime 4500 winc 100 binc 50".into(),
+                ms(14_000)
+            )
+        );
+        assert_eq!(
+            go_command(clock, clocks, Color::Black).1,
+            ms(9_500),
+            "Black waits on its own clock"
+        );
+        let nodes = [p("nodes=1000"), p("nodes=1100")];
+        assert_eq!(go_command(nodes, clocks, Color::White).0, "go nodes 1000");
+        assert_eq!(go_command(nodes, clocks, Color::Black).0, "go nodes 1100");
+        let fixed = [p("movetime=40"), p("movetime=60")];
+        assert_eq!(
+            go_command(fixed, clocks, Color::Black),
+            ("go movetime 60".into(), ms(5_060))
+        );
     }
 }

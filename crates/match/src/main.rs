@@ -61,6 +61,11 @@ struct Args {
     /// BASE+INC in seconds (`10+0.1`), `nodes=N` per move, or `movetime=MS`.
     #[arg(long, default_value = "10+0.1")]
     tc: String,
+    /// The opponent's own control, of the same kind as --tc (default: --tc). Odds, or a
+    /// fair comparison of two engines of different speeds at fixed node counts
+    /// (`--tc nodes=10000 --opponent-tc nodes=11000` for an opponent 10 % faster).
+    #[arg(long)]
+    opponent_tc: Option<String>,
     /// Game pairs at most.
     #[arg(long, default_value_t = 500)]
     pairs: u64,
@@ -166,6 +171,17 @@ fn load_average() -> String {
 
 fn run(args: Args) -> Result<(), String> {
     let control = Control::parse(&args.tc)?;
+    let opponent_control = match &args.opponent_tc {
+        Some(tc) => Control::parse(tc)?,
+        None => control,
+    };
+    if !control.same_kind(opponent_control) {
+        return Err(format!(
+            "--opponent-tc {:?} is not of the same kind as --tc {:?} (clock, nodes= or movetime=)",
+            args.opponent_tc.as_deref().unwrap_or_default(),
+            args.tc
+        ));
+    }
     let sprt = args.sprt.as_deref().map(Sprt::parse).transpose()?;
     let engine_opts = options(&args.engine_options)?;
     let opponent_opts = options(&args.opponent_options)?;
@@ -188,6 +204,9 @@ fn run(args: Args) -> Result<(), String> {
         "{} {:?} vs {} {:?}, {}, sprt {:?}",
         args.engine, args.engine_options, args.opponent, args.opponent_options, args.tc, args.sprt
     );
+    if let Some(tc) = &args.opponent_tc {
+        setup.push_str(&format!(", opponent {tc}"));
+    }
     if args.random_plies > 0 {
         setup.push_str(&format!(
             ", {} random plies, seed {}",
@@ -216,10 +235,13 @@ fn run(args: Args) -> Result<(), String> {
         }
     };
     println!(
-        "chess-match: {} vs {}, {}, {} openings{}, concurrency {}, load average {}",
+        "chess-match: {} vs {}, {}{}, {} openings{}, concurrency {}, load average {}",
         args.engine,
         args.opponent,
         args.tc,
+        args.opponent_tc
+            .as_ref()
+            .map_or(String::new(), |tc| format!(" (the opponent {tc})")),
         openings.len(),
         if args.random_plies > 0 {
             format!(" + {} random plies (seed {})", args.random_plies, args.seed)
@@ -282,7 +304,7 @@ fn run(args: Args) -> Result<(), String> {
                         &o.moves,
                         &mut ours,
                         &mut theirs,
-                        control,
+                        [control, opponent_control],
                         &adjudication,
                     )?;
                     let second = game::play(
@@ -290,7 +312,7 @@ fn run(args: Args) -> Result<(), String> {
                         &o.moves,
                         &mut theirs,
                         &mut ours,
-                        control,
+                        [opponent_control, control],
                         &adjudication,
                     )?;
                     let mut s = state.lock().map_err(|_| "poisoned")?;

@@ -158,6 +158,23 @@ fn bad_arguments_are_refused_clearly() {
                 "x",
                 "--opponent",
                 "y",
+                "--tc",
+                "nodes=100",
+                "--opponent-tc",
+                "1+0.1",
+            ],
+            "not of the same kind",
+        ),
+        (
+            vec!["--engine", "x", "--opponent", "y", "--opponent-tc", "x+y"],
+            "time control \"x+y\"",
+        ),
+        (
+            vec![
+                "--engine",
+                "x",
+                "--opponent",
+                "y",
                 "--engine-option",
                 "Hash",
             ],
@@ -208,5 +225,77 @@ fn an_option_the_engine_refuses_stops_the_match() {
         !ok && text.contains("refused its options") && text.contains("tune.no_such_parameter"),
         "{text}"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--opponent-tc`: each engine is sent its own control, whichever colour it has, and a
+/// state saved with one opponent control is not resumed with another.
+#[test]
+fn each_side_searches_under_its_own_control() {
+    let Some(uci) = engine() else { return };
+    let dir = std::env::temp_dir().join(format!("chess-match-odds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Each engine behind a script that logs what the runner sends it.
+    let wrapper = |name: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        let log = dir.join(format!("{name}.log"));
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\ntee -a '{}' | exec '{}'\n",
+                log.display(),
+                uci.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (path.display().to_string(), log)
+    };
+    let (ours, ours_log) = wrapper("ours");
+    let (theirs, theirs_log) = wrapper("theirs");
+    let pgn = dir.join("g.pgn").display().to_string();
+    let state = dir.join("s.json").display().to_string();
+    let args = |opponent_tc: &str| {
+        let mut a = vec![
+            "--engine".to_owned(),
+            ours.clone(),
+            "--opponent".to_owned(),
+            theirs.clone(),
+            "--tc".to_owned(),
+            "nodes=300".to_owned(),
+            "--pairs".to_owned(),
+            "1".to_owned(),
+            "--pgn".to_owned(),
+            pgn.clone(),
+            "--state".to_owned(),
+            state.clone(),
+        ];
+        a.extend(["--opponent-tc".to_owned(), opponent_tc.to_owned()]);
+        a
+    };
+    let first = args("nodes=200");
+    let (ok, text) = run(&first.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("nodes=300 (the opponent nodes=200)"),
+        "{text}"
+    );
+    let gos = |log: &PathBuf| -> Vec<String> {
+        std::fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("go"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let (a, b) = (gos(&ours_log), gos(&theirs_log));
+    assert!(a.len() > 10 && b.len() > 10, "{a:?} {b:?}");
+    assert!(a.iter().all(|g| g == "go nodes 300"), "{a:?}");
+    assert!(b.iter().all(|g| g == "go nodes 200"), "{b:?}");
+    let mut other = args("nodes=250");
+    other.push("--resume".to_owned());
+    let (ok, text) = run(&other.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!ok && text.contains("the state of another match"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
