@@ -2,6 +2,8 @@
 //! perspectives with their targets, optionally with mirror images, and the split into training
 //! and validation games.
 
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 
 use chess_rules::{Color, Position};
@@ -24,6 +26,8 @@ pub struct Dataset {
     pub(super) game_starts: Vec<u32>,
     /// Whether each position is a mirrored copy (`--mirror`); empty when none is.
     pub(super) mirrored: Vec<bool>,
+    /// Positions left out as repeats of an earlier one (`--dedup`).
+    pub duplicates: usize,
 }
 
 impl Dataset {
@@ -75,13 +79,31 @@ fn mirror_feature(f: u16) -> u16 {
     f ^ 7
 }
 
+/// The identity of a position as the network sees it: the board and the side to move (the
+/// first two FEN fields; castling rights, en passant and the counters are not inputs).
+fn seen_key(fen: &str) -> u64 {
+    let mut fields = fen.split(' ');
+    let mut h = DefaultHasher::new();
+    (fields.next(), fields.next()).hash(&mut h);
+    h.finish()
+}
+
 /// Loads the data files and computes each position's features and target; with `mirror`,
 /// each position without castling rights is followed by its mirror image (same target).
-pub fn load_dataset(paths: &[PathBuf], wdl: f32, mirror: bool) -> Result<Dataset, Error> {
+/// With `dedup`, a position whose board and side to move came before (in any game of any
+/// file, in the order given) is left out and counted in [`Dataset::duplicates`]: the first
+/// occurrence keeps its score and game result.
+pub fn load_dataset(
+    paths: &[PathBuf],
+    wdl: f32,
+    mirror: bool,
+    dedup: bool,
+) -> Result<Dataset, Error> {
     let mut set = Dataset {
         offsets: vec![0],
         ..Dataset::default()
     };
+    let mut seen = HashSet::new();
     for path in paths {
         let file = data::read(path)?;
         if file.torn_bytes > 0 {
@@ -95,6 +117,10 @@ pub fn load_dataset(paths: &[PathBuf], wdl: f32, mirror: bool) -> Result<Dataset
             set.game_starts.push(set.len() as u32);
             let white_points = game.result.white_points();
             for rec in &game.positions {
+                if dedup && !seen.insert(seen_key(&rec.fen)) {
+                    set.duplicates += 1;
+                    continue;
+                }
                 let pos = Position::from_fen(&rec.fen).map_err(|e| Error::Format {
                     path: path.clone(),
                     what: format!("bad FEN {:?}: {e}", rec.fen),
@@ -183,8 +209,8 @@ mod tests {
         })
         .unwrap();
         drop(out);
-        let plain = load_dataset(std::slice::from_ref(&path), 0.3, false).unwrap();
-        let set = load_dataset(std::slice::from_ref(&path), 0.3, true).unwrap();
+        let plain = load_dataset(std::slice::from_ref(&path), 0.3, false, false).unwrap();
+        let set = load_dataset(std::slice::from_ref(&path), 0.3, true, false).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(plain.len(), 3);
         assert_eq!(set.len(), 5);
@@ -210,5 +236,48 @@ mod tests {
         assert_eq!(set.split(0.9), (vec![], vec![0, 1, 3]));
         assert_eq!(plain.split(0.9), (vec![], vec![0, 1, 2]));
         assert_eq!(set.split(0.0), (vec![0, 1, 2, 3, 4], vec![]));
+    }
+
+    /// `dedup` keeps the first of positions alike in board and side to move, across games
+    /// and files, whatever their castling rights, en passant square or counters.
+    #[test]
+    fn dedup_keeps_the_first_of_each_position() {
+        use crate::data::{self, GameRecord, GameResult, Record};
+        let dir = std::env::temp_dir();
+        let paths: Vec<PathBuf> = ["a", "b"]
+            .iter()
+            .map(|n| dir.join(format!("chess-train-dedup-{n}-{}.bin", std::process::id())))
+            .collect();
+        let rec = |fen: &str, score| Record {
+            fen: fen.into(),
+            score,
+        };
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+        let e4_no_ep = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let e4_white = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
+        let games = [
+            vec![(start, 20), (e4, 30), (start, 25)],
+            vec![(e4_no_ep, 35), (e4_white, 40)],
+        ];
+        for (path, game) in paths.iter().zip(&games) {
+            let _ = std::fs::remove_file(path);
+            let (mut out, _) = data::open_for_append(path).unwrap();
+            out.append(&GameRecord {
+                result: GameResult::Draw,
+                positions: game.iter().map(|&(f, s)| rec(f, s)).collect(),
+            })
+            .unwrap();
+        }
+        let all = load_dataset(&paths, 0.0, false, false).unwrap();
+        let set = load_dataset(&paths, 0.0, false, true).unwrap();
+        paths.iter().for_each(|p| std::fs::remove_file(p).unwrap());
+        assert_eq!((all.len(), all.duplicates), (5, 0));
+        // Kept: start (20), e4 (30), e4 with White to move (40).
+        assert_eq!((set.len(), set.duplicates), (3, 2));
+        assert_eq!(set.game_starts, [0, 2]);
+        assert_eq!(set.targets[0], sigmoid(20.0 / SCALE as f32));
+        assert_eq!(set.targets[1], sigmoid(-30.0 / SCALE as f32));
+        assert_eq!(set.targets[2], sigmoid(40.0 / SCALE as f32));
     }
 }

@@ -81,6 +81,10 @@ pub struct TrainConfig {
     /// rules, so the copy carries the same target. Validation uses the originals only.
     #[arg(long)]
     pub mirror: bool,
+    /// Train on each position (board and side to move) once: a repeat of one seen before,
+    /// in any game of any file, is left out; the first keeps its score and result.
+    #[arg(long)]
+    pub dedup: bool,
     /// Start from this network instead of random weights: `default` (the embedded network)
     /// or a network file, of the --hidden size or narrower. A network of one output bucket
     /// may start one of --buckets N: each bucket begins as a copy of its output layer. A
@@ -103,7 +107,7 @@ pub struct TrainSummary {
 
 /// Trains (resuming from the checkpoint when there is one) and writes the network.
 pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
-    let set = load_dataset(&cfg.data, cfg.wdl, cfg.mirror)?;
+    let set = load_dataset(&cfg.data, cfg.wdl, cfg.mirror, cfg.dedup)?;
     if set.is_empty() {
         return Err(Error::Usage("the data files hold no positions".into()));
     }
@@ -112,6 +116,12 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         set.len(),
         cfg.data.len()
     );
+    if cfg.dedup {
+        eprintln!(
+            "train: {} repeated positions left out (--dedup)",
+            set.duplicates
+        );
+    }
     let mut trainer = match &cfg.checkpoint {
         Some(path) if path.exists() => {
             let t = checkpoint::load(path)?;
