@@ -60,6 +60,14 @@ fn check(cfg: &TrainConfig) -> Result<(), chess_train::Error> {
             cfg.validation
         )));
     }
+    let max = chess_train::train::max_out_limit(hidden);
+    if let Some(limit) = cfg.output_weight_limit
+        && !(1..=max).contains(&limit)
+    {
+        return Err(Usage(format!(
+            "--output-weight-limit {limit}: must be from 1 to {max} for --hidden {hidden}"
+        )));
+    }
     if cfg.batch == 0 {
         return Err(Usage("--batch must be at least 1".into()));
     }

@@ -258,6 +258,25 @@ fn bad_arguments_give_clear_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--buckets 17: must be 1 to 16"));
 
+    for (hidden, limit, max) in [("256", "65", "64"), ("512", "0", "32")] {
+        let out = bin(&[
+            "train",
+            "--data",
+            "x",
+            "--out",
+            "y",
+            "--hidden",
+            hidden,
+            "--output-weight-limit",
+            limit,
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want =
+            format!("--output-weight-limit {limit}: must be from 1 to {max} for --hidden {hidden}");
+        assert!(err.contains(&want), "{err}");
+    }
+
     let out = bin(&["train", "--data", "x", "--out", "y", "--validation", "0.5"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--validation 0.5"));

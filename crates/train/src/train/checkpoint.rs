@@ -90,6 +90,7 @@ impl Trainer {
             net,
             adam: Adam { m, v, step },
             epoch,
+            out_limit: super::model::default_out_limit(hidden),
         })
     }
 }

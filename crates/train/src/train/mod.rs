@@ -33,7 +33,7 @@ use chess_nn::Network;
 use chess_search::EvalSource;
 
 pub use dataset::{Dataset, load_dataset};
-pub use model::{FT_LIMIT, FloatNet, sigmoid};
+pub use model::{FT_LIMIT, FloatNet, default_out_limit, max_out_limit, sigmoid};
 pub use optimiser::Trainer;
 
 use crate::Error;
@@ -85,6 +85,12 @@ pub struct TrainConfig {
     /// in any game of any file, is left out; the first keeps its score and result.
     #[arg(long)]
     pub dedup: bool,
+    /// The largest output weight, in quantised steps of 1/64 (default: 20 for --hidden 256,
+    /// 10 for 512; at most 64 for 256, 32 for 512). A network given by --init whose output
+    /// weights go further is clamped to it: widening the default network to 512 needs 20.
+    /// A resumed run must be given the same value.
+    #[arg(long)]
+    pub output_weight_limit: Option<i32>,
     /// Start from this network instead of random weights: `default` (the embedded network)
     /// or a network file, of the --hidden size or narrower. A network of one output bucket
     /// may start one of --buckets N: each bucket begins as a copy of its output layer. A
@@ -152,6 +158,23 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             None => Trainer::new(cfg.hidden, cfg.buckets, cfg.seed),
         },
     };
+    trainer.out_limit = cfg
+        .output_weight_limit
+        .unwrap_or_else(|| default_out_limit(cfg.hidden));
+    let reach = trainer
+        .net
+        .quantise(max_out_limit(cfg.hidden))
+        .out_weights
+        .iter()
+        .map(|&w| i32::from(w).abs())
+        .max()
+        .unwrap_or(0);
+    if reach > trainer.out_limit {
+        eprintln!(
+            "train: the starting output weights reach {reach}, beyond the limit {}: they are clamped (--output-weight-limit {reach} keeps them)",
+            trainer.out_limit
+        );
+    }
     let (mut order, held_out) = set.split(cfg.validation);
     if order.is_empty() {
         return Err(Error::Usage(
@@ -209,7 +232,8 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             checkpoint::save(path, &trainer)?;
         }
     }
-    let net = Network::from_parts(trainer.net.quantise()).map_err(Error::Network)?;
+    let net =
+        Network::from_parts(trainer.net.quantise(trainer.out_limit)).map_err(Error::Network)?;
     net.save(&cfg.out).map_err(Error::Network)?;
     Ok(TrainSummary {
         positions: set.len(),

@@ -7,14 +7,15 @@
 //! training (projected after each step) so that the integer arithmetic cannot wrap:
 //! * feature weights and biases to `±FT_LIMIT / QA` with `FT_LIMIT = 32767 / 33 = 992`, so a
 //!   bias plus 32 active rows stays within i16;
-//! * output weights to `±L / QB` with `L` the largest integer for which `2H` terms
-//!   `(QA * L) * QA` still sum within `i32` and `QA * L` fits `i16` (the kernels' fast path),
-//!   and the output bias to `±B / (QA * QB)` (in every bucket) with
-//!   `B = i32::MAX / M / 2`, `M = 5` the numerator of `SCALE / (QA * QB)` reduced
-//!   (`chess_nn::output_ratio`), so that `sum / QA` and `out_bias` each stay within `B` and
-//!   `(sum / QA + out_bias) * M` within `i32` (with H = 256 the output weight limit is
-//!   64 / 64 = 1.0, with H = 512 it is 0.5; before the reduced ratio it was 20 / 64 for
-//!   H = 256).
+//! * output weights to `±L / QB`, where `L` is `--output-weight-limit` (default
+//!   [`default_out_limit`]: 20 for H = 256, the limit of the output arithmetic before
+//!   2026-12-05) and at most [`max_out_limit`]: the largest integer for which `2H` terms
+//!   `(QA * L) * QA` still sum within `i32`, 64 for H = 256 and 32 for H = 512 (a weight
+//!   above 128, where `QA * L` no longer fits `i16`, takes the kernels' general path);
+//! * the output bias to `±B / (QA * QB)` (in every bucket) with `B = i32::MAX / M / 2`,
+//!   `M = 5` the numerator of `SCALE / (QA * QB)` reduced (`chess_nn::output_ratio`), so
+//!   that `sum / QA` and `out_bias` each stay within `B` and `(sum / QA + out_bias) * M`
+//!   within `i32`.
 
 use chess_nn::{
     DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, INPUTS, MAX_ACTIVE, NetworkParts, output_bucket,
@@ -32,13 +33,20 @@ pub const FT_LIMIT: i32 = i16::MAX as i32 / (MAX_ACTIVE as i32 + 1);
 const OUT_MUL: i32 = output_ratio(QA, QB, SCALE).0;
 pub(super) const OUT_BUDGET: i32 = i32::MAX / OUT_MUL / 2;
 
-/// The largest quantised output weight for hidden size `hidden` (see the module
-/// documentation).
-pub(super) fn out_w_int_limit(hidden: usize) -> i32 {
+/// The default limit of the quantised output weights for hidden size `hidden`: the one the
+/// output's last step imposed before its fraction was reduced (`i32::MAX / SCALE / 2` over
+/// `2H * QA`; 20 for H = 256, 10 for H = 512). Kept as the default because a larger one did
+/// not help: one pass over 8.4 M positions allowed 64 scored -25.9 Elo (95% -39.9 .. -12.0)
+/// against the starting network, the same with 20 -7.8 (-20.5 .. +4.9) (docs/network.md).
+pub fn default_out_limit(hidden: usize) -> i32 {
+    (i32::MAX / SCALE / 2) / (2 * hidden as i32 * QA)
+}
+
+/// The largest limit of the quantised output weights for hidden size `hidden` (see the
+/// module documentation).
+pub fn max_out_limit(hidden: usize) -> i32 {
     let terms = 2 * hidden as i32;
-    (OUT_BUDGET / (terms * QA))
-        .min(i32::MAX / (terms * QA * QA))
-        .min(i32::from(i16::MAX) / QA)
+    (OUT_BUDGET / (terms * QA)).min(i32::MAX / (terms * QA * QA))
 }
 
 /// Float weights, laid out as in [`NetworkParts`].
@@ -69,7 +77,7 @@ impl FloatNet {
                 .collect(),
             out_b: vec![0.0; buckets],
         };
-        net.clamp();
+        net.clamp(default_out_limit(hidden));
         net
     }
 
@@ -117,16 +125,14 @@ impl FloatNet {
             out_w.extend_from_slice(half);
             out_w.resize(out_w.len() + hidden - old, 0.0);
         }
-        let mut net = FloatNet {
+        Some(FloatNet {
             hidden,
             buckets: self.buckets,
             ft_w,
             ft_b,
             out_w,
             out_b: self.out_b,
-        };
-        net.clamp();
-        Some(net)
+        })
     }
 
     /// The bucket a position with feature lists of these lengths (one feature per piece)
@@ -179,18 +185,15 @@ impl FloatNet {
         FT_LIMIT as f32 / QA as f32
     }
 
-    fn out_w_limit(hidden: usize) -> f32 {
-        out_w_int_limit(hidden) as f32 / QB as f32
-    }
-
     fn out_b_limit() -> f32 {
         OUT_BUDGET as f32 / (QA * QB) as f32
     }
 
-    /// Projects the weights into the range quantisation can represent without wrapping.
-    pub fn clamp(&mut self) {
+    /// Projects the weights into the range quantisation can represent without wrapping, the
+    /// output weights into `±out_limit` quantised steps.
+    pub fn clamp(&mut self, out_limit: i32) {
         let ft = Self::ft_limit();
-        let ow = Self::out_w_limit(self.hidden);
+        let ow = out_limit as f32 / QB as f32;
         self.ft_w.iter_mut().for_each(|w| *w = w.clamp(-ft, ft));
         self.ft_b.iter_mut().for_each(|w| *w = w.clamp(-ft, ft));
         self.out_w.iter_mut().for_each(|w| *w = w.clamp(-ow, ow));
@@ -217,10 +220,10 @@ impl FloatNet {
         output(&acc, self.bucket_weights(b), self.out_b[b])
     }
 
-    /// Rounds into the chess-nn integer format.
-    pub fn quantise(&self) -> NetworkParts {
+    /// Rounds into the chess-nn integer format, the output weights within `±out_limit`.
+    pub fn quantise(&self, out_limit: i32) -> NetworkParts {
         let q = |w: f32, s: i32, lim: i32| (w * s as f32).round().clamp(-lim as f32, lim as f32);
-        let ow_lim = out_w_int_limit(self.hidden);
+        let ow_lim = out_limit;
         NetworkParts {
             hidden: self.hidden,
             buckets: self.buckets,
@@ -288,8 +291,8 @@ mod tests {
         for w in &mut net.out_w {
             *w = (*w * 4.0 * QB as f32).round() / QB as f32;
         }
-        net.clamp();
-        let quantised = Network::from_parts(net.quantise()).unwrap();
+        net.clamp(default_out_limit(32));
+        let quantised = Network::from_parts(net.quantise(default_out_limit(32))).unwrap();
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4",
@@ -308,12 +311,13 @@ mod tests {
         let parts = Network::clone(&Network::default_network()).into_parts();
         let net = FloatNet::dequantise(&parts).unwrap();
         let mut clamped = net.clone();
-        clamped.clamp();
+        let limit = default_out_limit(parts.hidden);
+        clamped.clamp(limit);
         assert_eq!(
             clamped, net,
-            "a shipped network lies inside the training limits"
+            "a shipped network lies inside the default training limits"
         );
-        assert_eq!(net.quantise(), parts);
+        assert_eq!(net.quantise(limit), parts);
         let other = NetworkParts {
             qb: QB * 2,
             ..parts
@@ -325,16 +329,21 @@ mod tests {
     fn limits_keep_integer_arithmetic_in_range() {
         assert_eq!(FT_LIMIT, 992);
         assert_eq!(OUT_MUL, 5);
-        assert_eq!(out_w_int_limit(256), 64);
-        assert_eq!(out_w_int_limit(512), 32);
-        assert_eq!(out_w_int_limit(16), 128);
+        assert_eq!(max_out_limit(256), 64);
+        assert_eq!(max_out_limit(512), 32);
+        assert_eq!(max_out_limit(16), 1032);
+        assert_eq!(default_out_limit(256), 20);
+        assert_eq!(default_out_limit(512), 10);
         for hidden in (16..=chess_nn::MAX_HIDDEN).step_by(16) {
-            let ow = i64::from(out_w_int_limit(hidden));
+            assert!(
+                default_out_limit(hidden) <= max_out_limit(hidden),
+                "{hidden}"
+            );
+            let ow = i64::from(max_out_limit(hidden));
             let terms = 2 * hidden as i64;
             let qa = i64::from(QA);
-            // The sum of 2H terms (c * w) * c, and c * w in i16.
+            // The sum of 2H terms (c * w) * c.
             assert!(terms * qa * ow * qa <= i64::from(i32::MAX), "{hidden}");
-            assert!(qa * ow <= i64::from(i16::MAX), "{hidden}");
             // Largest |sum / QA| plus the largest bias, times the reduced multiplier.
             let sum_q = terms * qa * ow;
             let last = (sum_q + i64::from(OUT_BUDGET)) * i64::from(OUT_MUL);
@@ -348,7 +357,7 @@ mod tests {
     fn a_network_at_its_limits_does_not_wrap() {
         for hidden in [16, 256, 512, chess_nn::MAX_HIDDEN] {
             for sign in [1, -1] {
-                let ow = sign * out_w_int_limit(hidden);
+                let ow = sign * max_out_limit(hidden);
                 let parts = NetworkParts {
                     hidden,
                     buckets: 1,
@@ -404,8 +413,10 @@ mod widen_tests {
             original.clone().widened(h, &mut Rng::new(3)),
             Some(original.clone())
         );
-        let q0 = Network::from_parts(original.quantise()).unwrap();
-        let q1 = Network::from_parts(wide.quantise()).unwrap();
+        // The default network's output weights reach 20, twice the default limit at 512.
+        let limit = default_out_limit(h);
+        let q0 = Network::from_parts(original.quantise(limit)).unwrap();
+        let q1 = Network::from_parts(wide.quantise(limit)).unwrap();
         assert_eq!(q1.hidden(), h + 128);
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -442,8 +453,9 @@ mod bucket_tests {
         let eight = one.clone().with_buckets(8).unwrap();
         assert_eq!((eight.buckets, eight.out_w.len()), (8, 8 * 512));
         assert!(eight.clone().with_buckets(4).is_none());
-        let q1 = Network::from_parts(one.quantise()).unwrap();
-        let q8 = Network::from_parts(eight.quantise()).unwrap();
+        let limit = default_out_limit(parts.hidden);
+        let q1 = Network::from_parts(one.quantise(limit)).unwrap();
+        let q8 = Network::from_parts(eight.quantise(limit)).unwrap();
         assert_eq!(q8.buckets(), 8);
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

@@ -132,6 +132,9 @@ pub struct Trainer {
     pub(super) adam: Adam,
     /// Epochs completed.
     pub epoch: u32,
+    /// The output weights' limit in quantised steps (`--output-weight-limit`; not in the
+    /// checkpoint: a resumed run is given it again like the other settings).
+    pub out_limit: i32,
 }
 
 impl Trainer {
@@ -150,6 +153,7 @@ impl Trainer {
                 step: 0,
             },
             epoch: 0,
+            out_limit: super::model::default_out_limit(hidden),
         }
     }
 
@@ -256,7 +260,7 @@ impl Trainer {
             adam_update(w, g, m, v, lr_t);
             g.fill(0.0);
         }
-        self.net.clamp();
+        self.net.clamp(self.out_limit);
     }
 }
 
