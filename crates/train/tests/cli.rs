@@ -178,27 +178,24 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     assert!(log.contains("starting from"), "{log}");
     let wide = chess_nn::Network::load(&wide).expect("the network loads");
     assert_eq!(wide.hidden(), 64);
-    for fen in [
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    ] {
-        let pos = Position::from_fen(fen).unwrap();
-        assert_eq!(wide.evaluate(&pos), trained.evaluate(&pos), "{fen}");
-    }
+    let evaluates_as_trained = |net: &chess_nn::Network| {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(net.evaluate(&pos), trained.evaluate(&pos), "{fen}");
+        }
+    };
+    evaluates_as_trained(&wide);
     // --buckets: the one output layer copied into eight buckets evaluates as before.
     let bucketed = dir.join("bucketed.nnue");
     let log = ok(&from(net_path.to_str().unwrap(), "32", "8", &bucketed));
     assert!(log.contains("starting from"), "{log}");
     let eight = chess_nn::Network::load(&bucketed).expect("the network loads");
     assert_eq!(eight.buckets(), 8);
-    for fen in [
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    ] {
-        let pos = Position::from_fen(fen).unwrap();
-        assert_eq!(eight.evaluate(&pos), trained.evaluate(&pos), "{fen}");
-    }
+    evaluates_as_trained(&eight);
     // ... but a network of eight buckets cannot start one of four.
     let out = from(bucketed.to_str().unwrap(), "32", "4", &again);
     let err = String::from_utf8_lossy(&out.stderr);

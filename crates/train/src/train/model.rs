@@ -391,6 +391,20 @@ mod widen_tests {
 
     use super::*;
 
+    /// The two float networks give the same output on each position, and so do their
+    /// quantisations within `limit`.
+    pub(super) fn assert_evaluate_alike((a, b): (&FloatNet, &FloatNet), limit: i32, fens: &[&str]) {
+        let quant_a = Network::from_parts(a.quantise(limit)).unwrap();
+        let quant_b = Network::from_parts(b.quantise(limit)).unwrap();
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let stm = chess_nn::active_features(&pos, pos.turn());
+            let nstm = chess_nn::active_features(&pos, !pos.turn());
+            assert_eq!(a.forward(&stm, &nstm), b.forward(&stm, &nstm), "{fen}");
+            assert_eq!(quant_a.evaluate(&pos), quant_b.evaluate(&pos), "{fen}");
+        }
+    }
+
     /// A widened network evaluates every position as the original did, in float and once
     /// quantised, and keeps the original's weights in its first neurons.
     #[test]
@@ -413,23 +427,21 @@ mod widen_tests {
             original.clone().widened(h, &mut Rng::new(3)),
             Some(original.clone())
         );
-        // The default network's output weights reach 20, twice the default limit at 512.
+        // Quantised with the starting network's limit (20), which holds its weights; the
+        // default limit at 384 neurons would be 13.
         let limit = default_out_limit(h);
-        let q0 = Network::from_parts(original.quantise(limit)).unwrap();
         let q1 = Network::from_parts(wide.quantise(limit)).unwrap();
         assert_eq!(q1.hidden(), h + 128);
-        for fen in [
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
-        ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let stm = chess_nn::active_features(&pos, pos.turn());
-            let nstm = chess_nn::active_features(&pos, !pos.turn());
-            assert_eq!(original.forward(&stm, &nstm), wide.forward(&stm, &nstm));
-            assert_eq!(q0.evaluate(&pos), q1.evaluate(&pos), "{fen}");
-        }
+        assert_evaluate_alike(
+            (&original, &wide),
+            limit,
+            &[
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
+            ],
+        );
     }
 }
 
@@ -454,20 +466,17 @@ mod bucket_tests {
         assert_eq!((eight.buckets, eight.out_w.len()), (8, 8 * 512));
         assert!(eight.clone().with_buckets(4).is_none());
         let limit = default_out_limit(parts.hidden);
-        let q1 = Network::from_parts(one.quantise(limit)).unwrap();
         let q8 = Network::from_parts(eight.quantise(limit)).unwrap();
         assert_eq!(q8.buckets(), 8);
-        for fen in [
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
-        ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let stm = chess_nn::active_features(&pos, pos.turn());
-            let nstm = chess_nn::active_features(&pos, !pos.turn());
-            assert_eq!(one.forward(&stm, &nstm), eight.forward(&stm, &nstm));
-            assert_eq!(q1.evaluate(&pos), q8.evaluate(&pos), "{fen}");
-        }
+        super::widen_tests::assert_evaluate_alike(
+            (&one, &eight),
+            limit,
+            &[
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                "4k3/8/8/8/8/8/8/3QK3 b - - 0 1",
+            ],
+        );
         // A bucket's weights move only the positions of that bucket.
         let mut moved = eight.clone();
         moved.out_b[7] += 1.0;
