@@ -189,6 +189,30 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         }
     };
     evaluates_as_trained(&wide);
+    // --output-weight-limit below what the starting weights reach: clamped, and said so.
+    let clamped = dir.join("clamped.nnue");
+    let log = ok(&train_to(
+        &clamped,
+        &[
+            "--hidden",
+            "32",
+            "--epochs",
+            "1",
+            "--lr",
+            "1e-9",
+            "--init",
+            net_path.to_str().unwrap(),
+            "--output-weight-limit",
+            "1",
+        ],
+    ));
+    assert!(
+        log.contains("beyond the limit 1: they are clamped (--output-weight-limit"),
+        "{log}"
+    );
+    let clamped = chess_nn::Network::load(&clamped).expect("the network loads");
+    assert!(clamped.out_weights().iter().all(|w| w.abs() <= 1));
+    assert!(trained.out_weights().iter().any(|w| w.abs() > 1));
     // --buckets: the one output layer copied into eight buckets evaluates as before.
     let bucketed = dir.join("bucketed.nnue");
     let log = ok(&from(net_path.to_str().unwrap(), "32", "8", &bucketed));

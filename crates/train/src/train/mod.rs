@@ -174,6 +174,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             "train: the starting output weights reach {reach}, beyond the limit {}: they are clamped (--output-weight-limit {reach} keeps them)",
             trainer.out_limit
         );
+        trainer.net.clamp(trainer.out_limit);
     }
     let (mut order, held_out) = set.split(cfg.validation);
     if order.is_empty() {
