@@ -26,6 +26,14 @@ impl Control {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
     }
 
+    /// A clock's base time and increment; zero for the other controls.
+    fn clock(self) -> (Duration, Duration) {
+        match self {
+            Control::Clock { base, inc } => (base, inc),
+            _ => (Duration::ZERO, Duration::ZERO),
+        }
+    }
+
     /// `10+0.1` (seconds), `nodes=20000` or `movetime=100` (milliseconds).
     pub fn parse(text: &str) -> Result<Control, String> {
         let bad = || {
@@ -107,10 +115,7 @@ fn loss_for(c: Color) -> &'static str {
 /// The `go` command for `side` to move, and how long to wait for its answer, under the two
 /// sides' `controls` with the clocks showing `clocks` (White's, Black's).
 fn go_command(controls: [Control; 2], clocks: [Duration; 2], side: Color) -> (String, Duration) {
-    let inc = |c: Control| match c {
-        Control::Clock { inc, .. } => inc,
-        _ => Duration::ZERO,
-    };
+    let inc = |c: Control| c.clock().1;
     let ours = if side == Color::White { 0 } else { 1 };
     match controls[ours] {
         Control::Clock { .. } => (
@@ -142,10 +147,6 @@ pub fn play(
     controls: [Control; 2],
     adjudication: &Adjudication,
 ) -> Result<Record, String> {
-    let base = |c: Control| match c {
-        Control::Clock { base, .. } => base,
-        _ => Duration::ZERO,
-    };
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
@@ -159,7 +160,7 @@ pub fn play(
     *seen.entry(pos.repetition_key()).or_default() += 1;
     white.new_game()?;
     black.new_game()?;
-    let (mut clock_w, mut clock_b) = (base(controls[0]), base(controls[1]));
+    let (mut clock_w, mut clock_b) = (controls[0].clock().0, controls[1].clock().0);
     // Consecutive moves of each side that fit the draw and win rules.
     let mut drawish = [0u32; 2];
     let mut winning = [0i32; 2];

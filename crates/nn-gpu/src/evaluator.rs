@@ -289,6 +289,7 @@ impl GpuBatch {
             return Err(GpuError::Shader(e.to_string()));
         }
 
+        let (out_mul, out_div) = net.output_ratio();
         Ok(GpuBatch {
             device,
             queue: opened.queue,
@@ -302,8 +303,8 @@ impl GpuBatch {
             max_batch,
             half_hidden: (net.hidden() / 2) as u32,
             qa: net.qa(),
-            out_div: net.output_ratio().1,
-            out_mul: net.output_ratio().0,
+            out_div,
+            out_mul,
             buckets: net.buckets() as u32,
             device_errors: opened.errors,
             name: format!("wgpu: {}", opened.adapter),

@@ -90,7 +90,6 @@ impl Trainer {
             net,
             adam: Adam { m, v, step },
             epoch,
-            out_limit: super::model::default_out_limit(hidden),
         })
     }
 }

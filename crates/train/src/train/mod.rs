@@ -158,23 +158,15 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             None => Trainer::new(cfg.hidden, cfg.buckets, cfg.seed),
         },
     };
-    trainer.out_limit = cfg
+    let out_limit = cfg
         .output_weight_limit
         .unwrap_or_else(|| default_out_limit(cfg.hidden));
-    let reach = trainer
-        .net
-        .quantise(max_out_limit(cfg.hidden))
-        .out_weights
-        .iter()
-        .map(|&w| i32::from(w).abs())
-        .max()
-        .unwrap_or(0);
-    if reach > trainer.out_limit {
+    let reach = trainer.net.out_reach().min(max_out_limit(cfg.hidden));
+    if reach > out_limit {
         eprintln!(
-            "train: the starting output weights reach {reach}, beyond the limit {}: they are clamped (--output-weight-limit {reach} keeps them)",
-            trainer.out_limit
+            "train: the starting output weights reach {reach}, beyond the limit {out_limit}: they are clamped (--output-weight-limit {reach} keeps them)"
         );
-        trainer.net.clamp(trainer.out_limit);
+        trainer.net.clamp(out_limit);
     }
     let (mut order, held_out) = set.split(cfg.validation);
     if order.is_empty() {
@@ -213,7 +205,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             Some(e) if trainer.epoch >= e => cfg.lr / 10.0,
             _ => cfg.lr,
         };
-        let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads);
+        let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads, out_limit);
         let secs = start.elapsed().as_secs_f64();
         trainer.epoch += 1;
         trained += order.len();
@@ -233,8 +225,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             checkpoint::save(path, &trainer)?;
         }
     }
-    let net =
-        Network::from_parts(trainer.net.quantise(trainer.out_limit)).map_err(Error::Network)?;
+    let net = Network::from_parts(trainer.net.quantise(out_limit)).map_err(Error::Network)?;
     net.save(&cfg.out).map_err(Error::Network)?;
     Ok(TrainSummary {
         positions: set.len(),

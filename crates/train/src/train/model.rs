@@ -220,6 +220,15 @@ impl FloatNet {
         output(&acc, self.bucket_weights(b), self.out_b[b])
     }
 
+    /// The largest output weight in quantised steps (as [`Self::quantise`] rounds it).
+    pub fn out_reach(&self) -> i32 {
+        self.out_w
+            .iter()
+            .map(|&w| (w * QB as f32).round().abs() as i32)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Rounds into the chess-nn integer format, the output weights within `±out_limit`.
     pub fn quantise(&self, out_limit: i32) -> NetworkParts {
         let q = |w: f32, s: i32, lim: i32| (w * s as f32).round().clamp(-lim as f32, lim as f32);

@@ -132,9 +132,6 @@ pub struct Trainer {
     pub(super) adam: Adam,
     /// Epochs completed.
     pub epoch: u32,
-    /// The output weights' limit in quantised steps (`--output-weight-limit`; not in the
-    /// checkpoint: a resumed run is given it again like the other settings).
-    pub out_limit: i32,
 }
 
 impl Trainer {
@@ -153,14 +150,14 @@ impl Trainer {
                 step: 0,
             },
             epoch: 0,
-            out_limit: super::model::default_out_limit(hidden),
         }
     }
 
     /// One pass over `order`'s positions in batches; returns the mean loss. Each batch is
     /// split across `threads` threads, each summing the gradient of its share; the sums are
     /// added (in thread order, so a run is repeatable for a given thread count) before the
-    /// Adam step.
+    /// Adam step, after which the output weights are clamped to `±out_limit` quantised steps
+    /// (`--output-weight-limit`, a setting of the run like the rate).
     pub fn epoch(
         &mut self,
         set: &Dataset,
@@ -168,6 +165,7 @@ impl Trainer {
         batch: usize,
         lr: f32,
         threads: usize,
+        out_limit: i32,
     ) -> f32 {
         let h = self.net.hidden;
         let threads = threads.max(1);
@@ -199,7 +197,7 @@ impl Trainer {
                 touched_list,
                 ..
             } = first;
-            self.step(grad, touched, touched_list, lr);
+            self.step(grad, touched, touched_list, lr, out_limit);
         }
         (total / order.len().max(1) as f64) as f32
     }
@@ -221,7 +219,14 @@ impl Trainer {
         (total / idx.len().max(1) as f64) as f32
     }
 
-    fn step(&mut self, grad: &mut FloatNet, touched: &mut [bool], list: &mut Vec<u16>, lr: f32) {
+    fn step(
+        &mut self,
+        grad: &mut FloatNet,
+        touched: &mut [bool],
+        list: &mut Vec<u16>,
+        lr: f32,
+        out_limit: i32,
+    ) {
         let h = self.net.hidden;
         let a = &mut self.adam;
         a.step += 1;
@@ -260,13 +265,14 @@ impl Trainer {
             adam_update(w, g, m, v, lr_t);
             g.fill(0.0);
         }
-        self.net.clamp(self.out_limit);
+        self.net.clamp(out_limit);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::dataset::toy_set;
+    use super::super::model::default_out_limit;
     use super::*;
 
     #[test]
@@ -296,7 +302,7 @@ mod tests {
         let all: Vec<u32> = (0..1000).collect();
         let l = t.loss(&set, &all);
         let mut copy = t.clone();
-        let first = copy.epoch(&set, &all, 1000, 0.0, 1);
+        let first = copy.epoch(&set, &all, 1000, 0.0, 1, default_out_limit(32));
         assert!((l - first).abs() < 1e-6, "{l} {first}");
     }
 
@@ -308,8 +314,8 @@ mod tests {
         let mut two = one.clone();
         let mut losses = Vec::new();
         for _ in 0..4 {
-            let a = one.epoch(&set, &order, 256, 0.01, 1);
-            let b = two.epoch(&set, &order, 256, 0.01, 2);
+            let a = one.epoch(&set, &order, 256, 0.01, 1, default_out_limit(32));
+            let b = two.epoch(&set, &order, 256, 0.01, 2, default_out_limit(32));
             // Only the order of float additions differs.
             assert!((a - b).abs() < 1e-4, "{a} {b}");
             losses.push(a);
