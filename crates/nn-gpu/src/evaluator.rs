@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
-use chess_nn::{BackendError, BatchEvaluator, FeatureBatch, Network};
+use chess_nn::{BackendError, BatchEvaluator, FeatureBatch, KingBuckets, Network};
 
 use crate::GpuError;
 use crate::device::{self, AdapterSummary, Needs};
@@ -21,8 +21,6 @@ use crate::device::{self, AdapterSummary, Needs};
 pub const WORKGROUP_SIZE: u32 = 128;
 /// Most active features per perspective (one per piece), as chess-nn's batches guarantee.
 const MAX_ACTIVE: u32 = chess_nn::MAX_ACTIVE as u32;
-/// Input features per perspective.
-const NUM_FEATURES: u32 = chess_nn::INPUTS as u32;
 
 const _: () = assert!(WORKGROUP_SIZE.is_power_of_two());
 const _: () = assert!(WORKGROUP_SIZE >= 2 * MAX_ACTIVE);
@@ -119,6 +117,8 @@ pub struct GpuBatch {
     out_div: i32,
     out_mul: i32,
     buckets: u32,
+    /// The network's input layout: batches in another are refused.
+    layout: KingBuckets,
     device_errors: Arc<Mutex<Option<String>>>,
     /// `wgpu: <adapter>`, for logs.
     name: String,
@@ -138,12 +138,13 @@ impl fmt::Debug for GpuBatch {
     }
 }
 
-/// The shader with the constants it shares with this file prepended.
-fn shader_source() -> String {
+/// The shader with the constants it shares with this file prepended; `inputs` is the
+/// network's input features per perspective (768 per king bucket).
+fn shader_source(inputs: usize) -> String {
     format!(
         "const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
          const MAX_ACTIVE: u32 = {MAX_ACTIVE}u;\n\
-         const NUM_FEATURES: u32 = {NUM_FEATURES}u;\n\n{}",
+         const NUM_FEATURES: u32 = {inputs}u;\n\n{}",
         include_str!("shaders/evaluate.wgsl")
     )
 }
@@ -199,7 +200,7 @@ impl GpuBatch {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("evaluate.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(Cow::Owned(shader_source())),
+            source: wgpu::ShaderSource::Wgsl(Cow::Owned(shader_source(net.inputs()))),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("evaluate"),
@@ -306,6 +307,7 @@ impl GpuBatch {
             out_div,
             out_mul,
             buckets: net.buckets() as u32,
+            layout: *net.king_buckets(),
             device_errors: opened.errors,
             name: format!("wgpu: {}", opened.adapter),
             scratch: Vec::new(),
@@ -518,6 +520,13 @@ impl GpuBatch {
         batch: &FeatureBatch,
         range: Range<usize>,
     ) -> Result<u32, GpuError> {
+        if batch.layout() != &self.layout {
+            return Err(GpuError::InvalidBatch(format!(
+                "the batch's king buckets {} are not the network's {}",
+                batch.layout(),
+                self.layout
+            )));
+        }
         let offsets = &batch.offsets()[2 * range.start..=2 * range.end];
         let features = batch.features();
         // Start on an even index so that the u16 pairs keep their word alignment.
@@ -627,6 +636,7 @@ impl BatchEvaluator for GpuBatch {
         out: &mut [i32],
     ) -> Result<(), BackendError> {
         BackendError::check_output(features, out)?;
+        BackendError::check_layout(features, &self.layout)?;
         self.evaluate(features, out).map_err(BackendError::from)
     }
 
@@ -652,7 +662,7 @@ mod tests {
 
     #[test]
     fn the_shader_gets_the_host_constants() {
-        let src = shader_source();
+        let src = shader_source(768);
         assert!(src.starts_with("const WORKGROUP_SIZE: u32 = 128u;"));
         assert!(src.contains("const MAX_ACTIVE: u32 = 32u;"));
         assert!(src.contains("const NUM_FEATURES: u32 = 768u;"));

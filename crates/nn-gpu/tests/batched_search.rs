@@ -1,5 +1,6 @@
 //! The batched search gives the same best move, score, PV and node count whether its leaves
-//! are evaluated by the incremental CPU evaluator, in CPU batches, or in GPU batches.
+//! are evaluated by the incremental CPU evaluator, in CPU batches, or in GPU batches, for
+//! networks with and without king buckets.
 //!
 //! Skips (or fails under `CHESS_REQUIRE_GPU=1`) like the other GPU tests.
 
@@ -29,6 +30,16 @@ fn search_is_the_same_on_cpu_incremental_cpu_batches_and_gpu_batches() {
     for net in [
         Network::default_network(),
         support::network(7, 256, support::REALISTIC),
+        // King buckets: most king moves change bucket, and the batches must follow.
+        support::network_with_layout(
+            8,
+            128,
+            8,
+            "00112233/00112233/44556677/44556677/8899aabb/8899aabb/ccddeeff/ccddeeff"
+                .parse()
+                .unwrap(),
+            support::REALISTIC,
+        ),
     ] {
         let Some(gpu) = support::gpu(&net, &GpuOptions::default()) else {
             return;

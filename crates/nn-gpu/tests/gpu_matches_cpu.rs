@@ -190,6 +190,45 @@ fn output_buckets_like_the_cpu() {
     }
 }
 
+/// King buckets (format version 3): each perspective's features come from its king's bucket,
+/// indices up to 768 times the bucket count, on the GPU as on the CPU; and a batch made in
+/// another layout is refused.
+#[test]
+fn king_buckets_like_the_cpu() {
+    let positions = support::positions(22, 6000);
+    for (seed, hidden, buckets, map, ranges) in [
+        (41, 256, 8, "00011222/3", REALISTIC),
+        (42, 64, 1, "01234567/89abcdef/ghijklmn/opqrstuv/0", LARGE),
+        (43, 32, 3, "00001111/2", EXTREME),
+    ] {
+        let layout: chess_nn::KingBuckets = map.parse().unwrap();
+        let net = support::network_with_layout(seed, hidden, buckets, layout, ranges);
+        let batch = support::batch_in(layout, &positions);
+        let highest = batch.features().iter().max().copied().unwrap_or(0);
+        assert!(
+            usize::from(highest) >= 768 * (layout.count() - 1),
+            "the last bucket is used ({highest})"
+        );
+        let Some(mut gpu) = support::gpu(&net, &GpuOptions::default()) else {
+            return;
+        };
+        let mut out = vec![0; batch.len()];
+        gpu.evaluate(&batch, &mut out).unwrap();
+        assert_same(
+            &format!("H = {hidden}, {buckets} buckets, king buckets {map}"),
+            &out,
+            &cpu_scores(&net, &batch),
+        );
+        let plain = support::batch_of(&positions[..3]);
+        let err = gpu.evaluate_batch(&plain, &mut [0; 3]).unwrap_err();
+        assert!(
+            matches!(err, chess_nn::BackendError::Layout { .. }),
+            "{err:?}"
+        );
+        assert!(matches!(gpu.submit(&plain), Err(GpuError::InvalidBatch(_))));
+    }
+}
+
 #[test]
 fn hidden_sizes_from_16_to_1024() {
     for (seed, hidden) in [(5, 16), (6, 48), (7, 1024)] {

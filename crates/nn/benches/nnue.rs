@@ -131,6 +131,45 @@ fn main() {
     report("incremental update + evaluate", POSITIONS, d);
     println!("  (includes making the move on the board and one refresh per game)");
 
+    // The same with king buckets: the default network's feature weights copied into the
+    // four buckets of `00011222/3` (so the scores, and the check, are the same); a move that
+    // takes a king into another bucket computes that side's perspective from the board.
+    let kb_net = {
+        let mut parts = Network::clone(&net).into_parts();
+        parts.king_buckets = "00011222/3".parse().expect("a valid map");
+        parts.ft_weights = parts.ft_weights.repeat(parts.king_buckets.count());
+        Network::from_parts(parts).expect("a valid network")
+    };
+    let mut crossings = 0;
+    let kb_walk = |crossings: &mut usize| {
+        let mut sum = 0i64;
+        let mut acc = Accumulator::new(&kb_net);
+        let mut next = acc.clone();
+        for (start, moves) in &games {
+            let mut pos = start.clone();
+            acc.refresh(&kb_net, &pos);
+            for &m in moves {
+                let delta = MoveDelta::new(&pos, m);
+                pos.play_unchecked(m);
+                if delta.changes_king_bucket(kb_net.king_buckets()) {
+                    *crossings += 1;
+                    next.update_or_refresh(&kb_net, &acc, &delta, &pos);
+                } else {
+                    next.update_from(&kb_net, &acc, &delta);
+                }
+                std::mem::swap(&mut acc, &mut next);
+                sum += i64::from(kb_net.evaluate_accumulator(&acc, pos.turn()));
+            }
+        }
+        sum
+    };
+    let d = best_of(rounds, expected, || kb_walk(&mut crossings));
+    report("incremental, 4 king buckets", POSITIONS, d);
+    println!(
+        "  ({} of the {POSITIONS} moves take a king into another bucket)",
+        crossings / rounds
+    );
+
     // The same loop in its parts, to see where the step's time goes: the board alone (the
     // move made, its delta computed), then with the accumulator update, then the output
     // layer alone on accumulators computed beforehand.
@@ -159,7 +198,7 @@ fn main() {
         let batches: Vec<FeatureBatch> = positions
             .chunks(size)
             .map(|chunk| {
-                let mut b = FeatureBatch::with_capacity(size);
+                let mut b = FeatureBatch::with_capacity(*net.king_buckets(), size);
                 chunk.iter().for_each(|p| b.push_position(p));
                 b
             })

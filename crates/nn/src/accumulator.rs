@@ -5,7 +5,8 @@ use std::fmt;
 use chess_rules::{Color, Move, MoveKind, Position, Role, Square};
 
 use crate::MAX_ACTIVE;
-use crate::features::{feature_index, for_each_feature};
+use crate::features::feature_index;
+use crate::king_buckets::KingBuckets;
 use crate::network::Network;
 use crate::simd;
 
@@ -26,7 +27,8 @@ impl PlacedPiece {
         }
     }
 
-    /// Its feature index from `perspective`.
+    /// Its feature index from `perspective`, in the layout without king buckets (add the
+    /// perspective's [`KingBuckets::offset`] for a network with them).
     #[inline]
     pub const fn feature(self, perspective: Color) -> u16 {
         feature_index(perspective, self.color, self.role, self.square)
@@ -144,12 +146,53 @@ impl MoveDelta {
     pub fn added(&self) -> &[PlacedPiece] {
         &self.added[..usize::from(self.n_added)]
     }
+
+    /// Whether the move takes a king into another bucket of `layout`: that side's
+    /// accumulator must then be refreshed from the position, not updated.
+    ///
+    /// ```
+    /// use chess_nn::{KingBuckets, MoveDelta};
+    /// use chess_rules::Position;
+    /// let kb: KingBuckets = "00001111/2".parse().unwrap();
+    /// let pos = Position::from_fen("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1").unwrap();
+    /// let d = |uci| MoveDelta::new(&pos, pos.parse_uci(uci).unwrap());
+    /// assert!(!d("e1f1").changes_king_bucket(&kb)); // e1 and f1 are both bucket 1
+    /// assert!(d("e1c1").changes_king_bucket(&kb)); // castling to bucket 0
+    /// assert!(d("e1e2").changes_king_bucket(&kb));
+    /// assert!(!d("a1a8").changes_king_bucket(&kb));
+    /// assert!(!d("e1e2").changes_king_bucket(&KingBuckets::NONE));
+    /// ```
+    #[inline]
+    pub fn changes_king_bucket(&self, layout: &KingBuckets) -> bool {
+        self.king_bucket_change(layout).is_some()
+    }
+
+    /// The side whose king the move takes into another bucket of `layout`, if any.
+    #[inline]
+    pub fn king_bucket_change(&self, layout: &KingBuckets) -> Option<Color> {
+        if layout.count() == 1 {
+            return None;
+        }
+        let king = |pieces: &[PlacedPiece]| pieces.iter().find(|p| p.role == Role::King).copied();
+        match (king(self.removed()), king(self.added())) {
+            (Some(from), Some(to)) if layout.changes(from.color, from.square, to.square) => {
+                Some(from.color)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The first layer's output for both perspectives (white's and black's), `H` values each,
 /// and the number of pieces on the board (which chooses the output bucket).
 ///
 /// An accumulator belongs to the network that built it (same hidden size, same weights).
+///
+/// With king buckets, each perspective keeps the bucket its king was in at the last
+/// [`Accumulator::refresh`]: the incremental updates ([`Accumulator::apply`],
+/// [`Accumulator::update_from`], adding and removing pieces) stay in that bucket, so a move
+/// for which [`MoveDelta::changes_king_bucket`] holds needs a refresh instead
+/// ([`Accumulator::play`] does that itself).
 ///
 /// ```
 /// use chess_nn::{Accumulator, Network};
@@ -170,6 +213,8 @@ pub struct Accumulator {
     values: Box<[i16]>,
     /// Pieces on the board, kings included.
     pieces: u8,
+    /// Each perspective's first feature index (its king bucket's), white's then black's.
+    offsets: [u16; 2],
 }
 
 impl fmt::Debug for Accumulator {
@@ -192,6 +237,7 @@ impl Accumulator {
             hidden: h,
             values,
             pieces: 0,
+            offsets: [0; 2],
         }
     }
 
@@ -204,24 +250,31 @@ impl Accumulator {
 
     /// Recomputes both perspectives from scratch for `pos`.
     pub fn refresh(&mut self, net: &Network, pos: &Position) {
-        debug_assert_eq!(self.hidden, net.hidden());
         for perspective in Color::ALL {
-            let mut features = [0u16; MAX_ACTIVE];
-            let mut n = 0;
-            for_each_feature(pos, perspective, |f| {
-                features[n] = f;
-                n += 1;
-            });
-            simd::accumulate(
-                net.simd(),
-                self.perspective_mut(perspective),
-                net.ft_biases(),
-                net.ft_weights(),
-                net.hidden(),
-                &features[..n],
-            );
-            self.pieces = n as u8;
+            self.refresh_perspective(net, pos, perspective);
         }
+    }
+
+    /// Recomputes one perspective (and the piece count) from scratch for `pos`.
+    pub fn refresh_perspective(&mut self, net: &Network, pos: &Position, perspective: Color) {
+        debug_assert_eq!(self.hidden, net.hidden());
+        let layout = net.king_buckets();
+        self.offsets[perspective as usize] = layout.offset_in(pos, perspective);
+        let mut features = [0u16; MAX_ACTIVE];
+        let mut n = 0;
+        layout.for_each_feature(pos, perspective, |f| {
+            features[n] = f;
+            n += 1;
+        });
+        simd::accumulate(
+            net.simd(),
+            self.perspective_mut(perspective),
+            net.ft_biases(),
+            net.ft_weights(),
+            net.hidden(),
+            &features[..n],
+        );
+        self.pieces = n as u8;
     }
 
     /// Pieces on the board, kings included (what [`Network::bucket`] takes).
@@ -240,6 +293,12 @@ impl Accumulator {
         }
     }
 
+    /// `piece`'s feature row index from perspective `p` in this accumulator's king buckets.
+    #[inline]
+    fn row(&self, piece: PlacedPiece, p: Color) -> usize {
+        usize::from(self.offsets[p as usize] + piece.feature(p))
+    }
+
     #[inline]
     fn perspective_mut(&mut self, perspective: Color) -> &mut [i16] {
         let h = self.hidden;
@@ -252,11 +311,8 @@ impl Accumulator {
     /// Puts a piece on the board (its feature in both perspectives).
     pub fn add_piece(&mut self, net: &Network, piece: PlacedPiece) {
         for p in Color::ALL {
-            simd::add_row(
-                net.simd(),
-                self.perspective_mut(p),
-                net.ft_row(usize::from(piece.feature(p))),
-            );
+            let row = self.row(piece, p);
+            simd::add_row(net.simd(), self.perspective_mut(p), net.ft_row(row));
         }
         self.pieces = self.pieces.wrapping_add(1);
     }
@@ -264,11 +320,8 @@ impl Accumulator {
     /// Takes a piece off the board.
     pub fn remove_piece(&mut self, net: &Network, piece: PlacedPiece) {
         for p in Color::ALL {
-            simd::sub_row(
-                net.simd(),
-                self.perspective_mut(p),
-                net.ft_row(usize::from(piece.feature(p))),
-            );
+            let row = self.row(piece, p);
+            simd::sub_row(net.simd(), self.perspective_mut(p), net.ft_row(row));
         }
         self.pieces = self.pieces.wrapping_sub(1);
     }
@@ -285,8 +338,10 @@ impl Accumulator {
         );
     }
 
-    /// Applies a move's change in place.
+    /// Applies a move's change in place (one that keeps both kings in their buckets: see
+    /// the type's documentation).
     pub fn apply(&mut self, net: &Network, delta: &MoveDelta) {
+        debug_assert!(!delta.changes_king_bucket(net.king_buckets()));
         for &p in delta.removed() {
             self.remove_piece(net, p);
         }
@@ -295,32 +350,86 @@ impl Accumulator {
         }
     }
 
-    /// Plays `m` (legal in `before`) on these accumulators.
+    /// Plays `m` (legal in `before`) on these accumulators: an update, or a refresh from the
+    /// position after it when a king changes bucket.
     pub fn play(&mut self, net: &Network, before: &Position, m: Move) {
-        self.apply(net, &MoveDelta::new(before, m));
+        let delta = MoveDelta::new(before, m);
+        if let Some(side) = delta.king_bucket_change(net.king_buckets())
+            && let Ok(after) = before.play(m)
+        {
+            // The other side's perspective in place, then this side's from the board.
+            let other = !side;
+            for &p in delta.removed() {
+                let row = self.row(p, other);
+                simd::sub_row(net.simd(), self.perspective_mut(other), net.ft_row(row));
+            }
+            for &p in delta.added() {
+                let row = self.row(p, other);
+                simd::add_row(net.simd(), self.perspective_mut(other), net.ft_row(row));
+            }
+            self.refresh_perspective(net, &after, side);
+        } else {
+            self.apply(net, &delta);
+        }
     }
 
     /// Sets `self` to `parent` changed by `delta`, reading `parent` once and writing `self`
-    /// once per perspective (the usual step of a search's accumulator stack).
+    /// once per perspective (the usual step of a search's accumulator stack). The move must
+    /// keep both kings in their buckets (see the type's documentation).
     pub fn update_from(&mut self, net: &Network, parent: &Accumulator, delta: &MoveDelta) {
-        debug_assert_eq!(self.hidden, parent.hidden);
+        debug_assert!(!delta.changes_king_bucket(net.king_buckets()));
         for p in Color::ALL {
-            let mut adds: [&[i16]; 2] = [&[], &[]];
-            let mut subs: [&[i16]; 2] = [&[], &[]];
-            for (slot, piece) in adds.iter_mut().zip(delta.added()) {
-                *slot = net.ft_row(usize::from(piece.feature(p)));
-            }
-            for (slot, piece) in subs.iter_mut().zip(delta.removed()) {
-                *slot = net.ft_row(usize::from(piece.feature(p)));
-            }
-            simd::copy_update(
-                net.simd(),
-                self.perspective_mut(p),
-                parent.perspective(p),
-                &adds[..delta.added().len()],
-                &subs[..delta.removed().len()],
-            );
+            self.update_perspective(net, parent, delta, p);
         }
+    }
+
+    /// Sets `self` to the accumulators of `after`, the position `delta`'s move leads to from
+    /// `parent`'s: like [`Accumulator::update_from`], except that the perspective of a king
+    /// the move takes into another bucket is computed from `after` (the other one is still
+    /// updated from `parent`). Any move may be given.
+    pub fn update_or_refresh(
+        &mut self,
+        net: &Network,
+        parent: &Accumulator,
+        delta: &MoveDelta,
+        after: &Position,
+    ) {
+        let moved = delta.king_bucket_change(net.king_buckets());
+        for p in Color::ALL {
+            if moved == Some(p) {
+                self.refresh_perspective(net, after, p);
+            } else {
+                self.update_perspective(net, parent, delta, p);
+            }
+        }
+    }
+
+    /// Perspective `p` of `self` set to `parent`'s changed by `delta` (in `parent`'s king
+    /// bucket), and the piece count to `parent`'s changed by it.
+    fn update_perspective(
+        &mut self,
+        net: &Network,
+        parent: &Accumulator,
+        delta: &MoveDelta,
+        p: Color,
+    ) {
+        debug_assert_eq!(self.hidden, parent.hidden);
+        self.offsets[p as usize] = parent.offsets[p as usize];
+        let mut adds: [&[i16]; 2] = [&[], &[]];
+        let mut subs: [&[i16]; 2] = [&[], &[]];
+        for (slot, &piece) in adds.iter_mut().zip(delta.added()) {
+            *slot = net.ft_row(parent.row(piece, p));
+        }
+        for (slot, &piece) in subs.iter_mut().zip(delta.removed()) {
+            *slot = net.ft_row(parent.row(piece, p));
+        }
+        simd::copy_update(
+            net.simd(),
+            self.perspective_mut(p),
+            parent.perspective(p),
+            &adds[..delta.added().len()],
+            &subs[..delta.removed().len()],
+        );
         self.pieces = parent
             .pieces
             .wrapping_add(delta.n_added)

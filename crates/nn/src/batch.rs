@@ -11,7 +11,8 @@ use crate::network::Network;
 ///
 /// `out[i]` receives position `i`'s score in centipawns for its side to move, exactly the
 /// value [`Network::evaluate`] gives for it. `out.len()` must equal `features.len()`
-/// (otherwise [`BackendError::OutputLength`]). An empty batch is a no-op.
+/// (otherwise [`BackendError::OutputLength`]) and the batch must be in the network's input
+/// layout (otherwise [`BackendError::Layout`]). An empty batch is a no-op.
 pub trait BatchEvaluator {
     fn evaluate_batch(
         &mut self,
@@ -31,7 +32,7 @@ pub trait BatchEvaluator {
 /// use chess_rules::Position;
 /// let net = Network::default_network();
 /// let pos = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 b - - 0 1").unwrap();
-/// let mut batch = FeatureBatch::new();
+/// let mut batch = FeatureBatch::for_network(&net);
 /// batch.push_position(&Position::startpos());
 /// batch.push_position(&pos);
 /// let mut out = [0; 2];
@@ -64,6 +65,7 @@ impl BatchEvaluator for CpuBatch {
         out: &mut [i32],
     ) -> Result<(), BackendError> {
         BackendError::check_output(features, out)?;
+        BackendError::check_layout(features, self.net.king_buckets())?;
         for (i, o) in out.iter_mut().enumerate() {
             *o = self
                 .net

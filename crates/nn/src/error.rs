@@ -35,8 +35,8 @@ pub enum NetworkError {
         "network format version {found} is not supported: this build reads versions 1 to {expected}"
     )]
     UnsupportedVersion { expected: u32, found: u32 },
-    /// The header's input count is not the 768 of the feature set (both versions).
-    #[error("network has {found} inputs where the format has {expected}")]
+    /// The header's input count is not the 768 per king bucket of the feature set.
+    #[error("network has {found} inputs where its king buckets make {expected}")]
     BadInputs { expected: u32, found: u32 },
     /// The hidden size is not a multiple of 16 from 16 to 1024.
     #[error(
@@ -53,6 +53,9 @@ pub enum NetworkError {
     /// A version-2 header's output bucket count outside 1..=16.
     #[error("network has {found} output buckets: expected 1 to {max}")]
     BadBuckets { max: u32, found: u32 },
+    /// A version-3 header's king-bucket map is not one.
+    #[error("network file: {0}")]
+    KingBuckets(#[source] FeatureError),
     /// A vector instruction set this CPU does not have was asked for.
     #[error("this CPU cannot run the {simd} kernels (it has: {available})")]
     SimdUnavailable {
@@ -61,11 +64,12 @@ pub enum NetworkError {
     },
     /// The file's length does not match its header.
     #[error(
-        "network file is {found} bytes long; its header (hidden size {hidden}, {buckets} output buckets) needs exactly {expected}"
+        "network file is {found} bytes long; its header (hidden size {hidden}, {buckets} output buckets, {king_buckets} king buckets) needs exactly {expected}"
     )]
     BadLength {
         hidden: u32,
         buckets: u32,
+        king_buckets: u32,
         expected: usize,
         found: usize,
     },
@@ -75,14 +79,15 @@ pub enum NetworkError {
     )]
     BadChecksum { expected: u64, found: u64 },
     /// [`crate::NetworkParts`] whose arrays do not have the sizes the hidden size and the
-    /// bucket count imply.
+    /// bucket counts imply.
     #[error(
-        "network part {part} has {found} values where hidden size {hidden} with {buckets} output buckets needs {expected}"
+        "network part {part} has {found} values where hidden size {hidden} with {buckets} output buckets and {king_buckets} king buckets needs {expected}"
     )]
     BadParts {
         part: &'static str,
         hidden: usize,
         buckets: usize,
+        king_buckets: usize,
         expected: usize,
         found: usize,
     },
@@ -108,9 +113,22 @@ pub enum FeatureError {
     /// More than [`crate::MAX_ACTIVE`] features for one perspective.
     #[error("{found} active features for one perspective, at most {max} are allowed")]
     TooMany { max: usize, found: usize },
-    /// A feature index of 768 or more.
+    /// A feature index of the layout's inputs (768 per king bucket) or more.
     #[error("feature index {found} is out of range: expected below {inputs}")]
     OutOfRange { inputs: usize, found: u16 },
+    /// A king-bucket map that is not one (see [`crate::KingBuckets`]).
+    #[error("bad king-bucket map: {0}")]
+    KingBuckets(String),
+}
+
+/// `s` cut to its first 40 characters (with `...`) for an error message.
+pub(crate) fn cut(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.chars().count() <= MAX {
+        s.to_owned()
+    } else {
+        format!("{}...", s.chars().take(MAX).collect::<String>())
+    }
 }
 
 /// Why a [`crate::BatchEvaluator`] could not evaluate a batch.
@@ -126,6 +144,9 @@ pub enum BackendError {
     /// The backend cannot run here (for a GPU backend: no adapter, or one lacking features).
     #[error("evaluation backend unavailable: {0}")]
     Unavailable(String),
+    /// The batch's features are in another input layout than the network's (king buckets).
+    #[error("the batch's king buckets {batch} are not the network's {network}")]
+    Layout { network: String, batch: String },
     /// The backend failed while evaluating (a device error, a lost device).
     #[error("evaluation backend failed: {0}")]
     Device(String),

@@ -10,11 +10,16 @@
 //!   square_rel  a1 = 0 .. h8 = 63 for white's perspective, square ^ 56 (the board flipped
 //!               vertically) for black's
 //! ```
+//!
+//! A network with king buckets (format version 3) has `K` such sets of 768 features, and a
+//! perspective uses the set its own king's square selects ([`KingBuckets`]):
+//! `index = bucket(king_rel) * 768 + colour_rel * 384 + role * 64 + square_rel`.
 
 use chess_rules::{Color, Position, Role, Square};
 
+use crate::MAX_ACTIVE;
 use crate::error::{BackendError, FeatureError};
-use crate::{INPUTS, MAX_ACTIVE};
+use crate::king_buckets::KingBuckets;
 
 /// The feature index of a `color` `role` on `square`, seen from `perspective`.
 ///
@@ -53,6 +58,24 @@ pub fn for_each_feature(pos: &Position, perspective: Color, mut f: impl FnMut(u1
     }
 }
 
+/// The features of a network with king buckets.
+impl KingBuckets {
+    /// Calls `f` with every active feature of `pos` from `perspective` in this layout, in the
+    /// order of [`for_each_feature`].
+    #[inline]
+    pub fn for_each_feature(&self, pos: &Position, perspective: Color, mut f: impl FnMut(u16)) {
+        let offset = self.offset_in(pos, perspective);
+        for_each_feature(pos, perspective, |i| f(offset + i));
+    }
+
+    /// The active features of `pos` from `perspective` in this layout.
+    pub fn active_features(&self, pos: &Position, perspective: Color) -> Vec<u16> {
+        let mut v = Vec::with_capacity(MAX_ACTIVE);
+        self.for_each_feature(pos, perspective, |i| v.push(i));
+        v
+    }
+}
+
 /// The active features of `pos` from `perspective` (at most 32), in the order of
 /// [`for_each_feature`].
 ///
@@ -72,8 +95,9 @@ pub fn active_features(pos: &Position, perspective: Color) -> Vec<u16> {
 /// Position `i`'s side-to-move features are `features()[offsets()[2i]..offsets()[2i + 1]]`
 /// and the other side's are `features()[offsets()[2i + 1]..offsets()[2i + 2]]`; `offsets()`
 /// starts with 0 and has `2 * len() + 1` entries. Each perspective holds at most
-/// [`MAX_ACTIVE`] indices below [`INPUTS`]. Their order within a perspective does not matter
-/// (accumulation wraps, so it is order-independent); a repeated index counts twice.
+/// [`MAX_ACTIVE`] indices below the layout's inputs (768 per king bucket). Their order
+/// within a perspective does not matter (accumulation wraps, so it is order-independent); a
+/// repeated index counts twice.
 ///
 /// ```
 /// use chess_nn::FeatureBatch;
@@ -84,10 +108,14 @@ pub fn active_features(pos: &Position, perspective: Color) -> Vec<u16> {
 /// assert_eq!((batch.stm(0).len(), batch.nstm(0).len()), (32, 32));
 /// assert_eq!(batch.offsets(), &[0, 32, 64]);
 /// ```
+///
+/// A batch is in one network's input layout ([`FeatureBatch::for_network`]; [`FeatureBatch::new`]
+/// is the layout without king buckets), and a backend refuses a batch of another layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FeatureBatch {
     features: Vec<u16>,
     offsets: Vec<u32>,
+    layout: KingBuckets,
 }
 
 impl Default for FeatureBatch {
@@ -97,22 +125,39 @@ impl Default for FeatureBatch {
 }
 
 impl FeatureBatch {
-    /// An empty batch.
+    /// An empty batch in the layout without king buckets.
     pub fn new() -> FeatureBatch {
+        FeatureBatch::with_layout(KingBuckets::NONE)
+    }
+
+    /// An empty batch in `net`'s input layout.
+    pub fn for_network(net: &crate::Network) -> FeatureBatch {
+        FeatureBatch::with_layout(*net.king_buckets())
+    }
+
+    /// An empty batch in `layout`.
+    pub fn with_layout(layout: KingBuckets) -> FeatureBatch {
         FeatureBatch {
             features: Vec::new(),
             offsets: vec![0],
+            layout,
         }
     }
 
     /// An empty batch with room for `positions` positions of 32 pieces.
-    pub fn with_capacity(positions: usize) -> FeatureBatch {
+    pub fn with_capacity(layout: KingBuckets, positions: usize) -> FeatureBatch {
         let mut offsets = Vec::with_capacity(2 * positions + 1);
         offsets.push(0);
         FeatureBatch {
             features: Vec::with_capacity(2 * MAX_ACTIVE * positions),
             offsets,
+            layout,
         }
+    }
+
+    /// The input layout the features are in.
+    pub fn layout(&self) -> &KingBuckets {
+        &self.layout
     }
 
     /// Number of positions.
@@ -134,7 +179,9 @@ impl FeatureBatch {
     pub fn push_position(&mut self, pos: &Position) {
         let stm = pos.turn();
         for perspective in [stm, !stm] {
-            for_each_feature(pos, perspective, |i| self.features.push(i));
+            let features = &mut self.features;
+            self.layout
+                .for_each_feature(pos, perspective, |i| features.push(i));
             self.offsets.push(self.features.len() as u32);
         }
     }
@@ -148,11 +195,9 @@ impl FeatureBatch {
                     found: list.len(),
                 });
             }
-            if let Some(&bad) = list.iter().find(|&&i| usize::from(i) >= INPUTS) {
-                return Err(FeatureError::OutOfRange {
-                    inputs: INPUTS,
-                    found: bad,
-                });
+            let inputs = self.layout.inputs();
+            if let Some(&bad) = list.iter().find(|&&i| usize::from(i) >= inputs) {
+                return Err(FeatureError::OutOfRange { inputs, found: bad });
             }
         }
         for list in [stm, nstm] {
@@ -192,6 +237,22 @@ impl BackendError {
             Err(BackendError::OutputLength {
                 expected: features.len(),
                 found: out.len(),
+            })
+        }
+    }
+
+    /// The check every backend makes too: the batch is in the network's input layout
+    /// (`network`, from [`crate::Network::king_buckets`]).
+    pub fn check_layout(
+        features: &FeatureBatch,
+        network: &KingBuckets,
+    ) -> Result<(), BackendError> {
+        if features.layout() == network {
+            Ok(())
+        } else {
+            Err(BackendError::Layout {
+                network: network.to_string(),
+                batch: features.layout().to_string(),
             })
         }
     }

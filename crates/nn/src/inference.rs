@@ -1,6 +1,6 @@
 //! Inference: the output layer on a pair of accumulators, and whole positions evaluated from
 //! scratch or from feature lists, with the arithmetic [`Network`] documents (every backend
-//! reproduces it bit for bit). The weights and their file are `network.rs`; the first layer's
+//! reproduces it bit for bit). The weights are `network.rs`, their file `file.rs`; the first layer's
 //! incremental state is `accumulator.rs`.
 
 use chess_rules::{Color, Position};

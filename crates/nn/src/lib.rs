@@ -6,7 +6,8 @@
 //! `chess-nn-gpu`) implements with bit-identical results.
 //!
 //! ```text
-//! features (768 per perspective) -> FT 768 x H (i16) -> accumulators (stm, nstm)
+//! features (768 per perspective, in the set of its king's bucket) -> FT 768K x H (i16)
+//!     -> accumulators (stm, nstm)
 //!     -> SCReLU: clamp(a, 0, QA)^2 -> output 2H x 1 of the position's bucket (by the number
 //!     of pieces; one bucket in version-1 files) -> centipawns for the side to move
 //! ```
@@ -37,8 +38,10 @@ mod accumulator;
 mod batch;
 mod error;
 mod features;
+mod file;
 mod inference;
 mod kernels;
+mod king_buckets;
 mod network;
 #[allow(unsafe_code)] // calls into the AVX2/AVX-512 copies of the kernels: see its SAFETY lines
 mod simd;
@@ -47,9 +50,11 @@ pub use accumulator::{Accumulator, MoveDelta, PlacedPiece};
 pub use batch::{BatchEvaluator, CpuBatch};
 pub use error::{BackendError, FeatureError, NetworkError};
 pub use features::{FeatureBatch, active_features, feature_index, for_each_feature};
+pub use file::{CHECKSUM_BYTES, HEADER_BYTES, file_len, fnv1a64};
+pub use king_buckets::KingBuckets;
 pub use network::{
-    CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, MAX_QUANT, Network,
-    NetworkParts, file_len, fnv1a64, output_bucket, output_ratio,
+    DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, MAX_QUANT, Network, NetworkParts, output_bucket,
+    output_ratio,
 };
 pub use simd::Simd;
 
@@ -62,10 +67,13 @@ pub const HIDDEN_MULTIPLE: usize = 16;
 /// Most active features per perspective (32 pieces).
 pub const MAX_ACTIVE: usize = 32;
 /// The newest file format version this crate reads and writes: version 2 adds output buckets
-/// to version 1, which stays the format of a network with one bucket (both are read).
-pub const FORMAT_VERSION: u32 = 2;
+/// to version 1, which stays the format of a network with one bucket, and version 3 adds king
+/// buckets (all three are read).
+pub const FORMAT_VERSION: u32 = 3;
 /// The most output buckets a network may have.
 pub const MAX_BUCKETS: usize = 16;
+/// The most king buckets (sets of 768 input features) a network may have.
+pub const MAX_KING_BUCKETS: usize = 32;
 /// The first four bytes of a network file.
 pub const MAGIC: [u8; 4] = *b"CHNN";
 /// The activation clamp of the networks this project writes (files state their own).
@@ -77,4 +85,6 @@ pub const DEFAULT_SCALE: i32 = 400;
 
 const _: () = assert!(INPUTS == 2 * 6 * 64);
 const _: () = assert!(MAX_HIDDEN.is_multiple_of(HIDDEN_MULTIPLE));
+// Feature indices are u16.
+const _: () = assert!(INPUTS * MAX_KING_BUCKETS <= u16::MAX as usize + 1);
 const _: () = assert!(HIDDEN_MULTIPLE.is_multiple_of(kernels::CHUNK));

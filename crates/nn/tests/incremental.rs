@@ -8,7 +8,7 @@ use chess_nn::{
     Accumulator, BackendError, BatchEvaluator, CpuBatch, FeatureBatch, MoveDelta, Network,
 };
 use chess_rules::{Move, Position};
-use common::{Rng, START_FENS, playout, random_network};
+use common::{Rng, START_FENS, busy_king_buckets, playout, random_bucketed, random_network};
 
 fn networks() -> Vec<(&'static str, Network)> {
     vec![
@@ -28,6 +28,22 @@ fn networks() -> Vec<(&'static str, Network)> {
             "random bucketed",
             random_network(9, (48, 8), 200, 100, (255, 64, 400)),
         ),
+        // King buckets (format version 3): a king leaving its bucket refreshes its side.
+        (
+            "random king-bucketed",
+            random_bucketed(10, (32, 8), busy_king_buckets(), 200, 100, (255, 64, 400)),
+        ),
+        (
+            "random king-bucketed, two buckets",
+            random_bucketed(
+                11,
+                (16, 1),
+                "00000000/1".parse().unwrap(),
+                32_767,
+                32_767,
+                (255, 64, 400),
+            ),
+        ),
     ]
 }
 
@@ -35,6 +51,7 @@ fn networks() -> Vec<(&'static str, Network)> {
 fn incremental_updates_equal_a_refresh_after_every_move() {
     let mut rng = Rng::new(2024);
     let (mut castles, mut en_passants, mut promotions, mut captures) = (0, 0, 0, 0);
+    let mut crossings = 0;
     for (name, net) in networks() {
         for fen in START_FENS {
             let start = Position::from_fen(fen).unwrap();
@@ -51,7 +68,14 @@ fn incremental_updates_equal_a_refresh_after_every_move() {
                     captures += usize::from(before.color_at(m.to()).is_some());
 
                     inplace.play(&net, before, *m);
-                    next.update_from(&net, &stacked, &MoveDelta::new(before, *m));
+                    let delta = MoveDelta::new(before, *m);
+                    if delta.changes_king_bucket(net.king_buckets()) {
+                        // What the search does: the mover's perspective from the board.
+                        crossings += 1;
+                        next.update_or_refresh(&net, &stacked, &delta, &after);
+                    } else {
+                        next.update_from(&net, &stacked, &delta);
+                    }
                     std::mem::swap(&mut stacked, &mut next);
 
                     let fresh = Accumulator::from_position(&net, &after);
@@ -68,8 +92,8 @@ fn incremental_updates_equal_a_refresh_after_every_move() {
         }
     }
     assert!(
-        castles > 10 && en_passants > 10 && promotions > 10 && captures > 100,
-        "coverage: {castles} castles, {en_passants} en passant, {promotions} promotions, {captures} captures"
+        castles > 10 && en_passants > 10 && promotions > 10 && captures > 100 && crossings > 100,
+        "coverage: {castles} castles, {en_passants} en passant, {promotions} promotions, {captures} captures, {crossings} king-bucket changes"
     );
 }
 
@@ -105,7 +129,7 @@ fn batches_equal_single_evaluations() {
         let expected: Vec<i32> = positions.iter().map(|p| net.evaluate(p)).collect();
         for size in [1, 7, 64, positions.len()] {
             for chunk in positions.chunks(size).zip(expected.chunks(size)) {
-                let mut batch = FeatureBatch::with_capacity(size);
+                let mut batch = FeatureBatch::with_capacity(*net.king_buckets(), size);
                 for p in chunk.0 {
                     batch.push_position(p);
                 }
@@ -115,12 +139,13 @@ fn batches_equal_single_evaluations() {
             }
         }
         // The same through feature lists given by hand, and after a clear.
-        let mut batch = FeatureBatch::new();
+        let mut batch = FeatureBatch::for_network(&net);
         batch.push_position(&positions[0]);
         batch.clear();
+        let layout = net.king_buckets();
         for p in &positions[..10] {
-            let stm = chess_nn::active_features(p, p.turn());
-            let nstm = chess_nn::active_features(p, !p.turn());
+            let stm = layout.active_features(p, p.turn());
+            let nstm = layout.active_features(p, !p.turn());
             batch.push_features(&stm, &nstm).unwrap();
         }
         let mut out = vec![0; 10];
@@ -147,6 +172,47 @@ fn batch_output_must_fit() {
         err.to_string(),
         "output holds 2 scores for a batch of 1 positions"
     );
+}
+
+/// A batch made for one input layout is refused by a network of another, never read out of
+/// range or in the wrong buckets.
+#[test]
+fn a_batch_in_another_layout_is_refused() {
+    let bucketed = Arc::new(random_bucketed(
+        3,
+        (16, 1),
+        busy_king_buckets(),
+        100,
+        100,
+        (255, 64, 400),
+    ));
+    let mut plain_batch = FeatureBatch::new();
+    plain_batch.push_position(&Position::startpos());
+    let err = CpuBatch::new(bucketed.clone())
+        .evaluate_batch(&plain_batch, &mut [0])
+        .unwrap_err();
+    assert!(matches!(err, BackendError::Layout { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with("the batch's king buckets 00000000/"),
+        "{err}"
+    );
+
+    let mut kb_batch = FeatureBatch::for_network(&bucketed);
+    kb_batch.push_position(&Position::startpos());
+    let err = CpuBatch::new(Network::default_network())
+        .evaluate_batch(&kb_batch, &mut [0])
+        .unwrap_err();
+    assert!(matches!(err, BackendError::Layout { .. }), "{err:?}");
+
+    // Indices beyond the layout's inputs are refused when the lists are pushed.
+    assert!(kb_batch.push_features(&[768 * 16], &[]).is_err());
+    assert!(kb_batch.push_features(&[768 * 16 - 1], &[0]).is_ok());
+    assert!(plain_batch.push_features(&[768], &[]).is_err());
+    let mut out = [0; 2];
+    CpuBatch::new(bucketed)
+        .evaluate_batch(&kb_batch, &mut out)
+        .unwrap();
 }
 
 #[test]
@@ -183,7 +249,12 @@ fn every_simd_path_evaluates_bit_for_bit_alike() {
                 for (before, m) in &game {
                     let after = before.play(*m).unwrap();
                     let mut next = a.clone();
-                    next.update_from(&fast, &a, &MoveDelta::new(before, *m));
+                    let delta = MoveDelta::new(before, *m);
+                    if delta.changes_king_bucket(fast.king_buckets()) {
+                        next.refresh(&fast, &after);
+                    } else {
+                        next.update_from(&fast, &a, &delta);
+                    }
                     a = next;
                     b.play(&portable, before, *m);
                     assert_eq!(a, b, "{name} {simd}: {} then {m}", before.fen());

@@ -4,11 +4,11 @@ mod common;
 
 #[allow(dead_code)]
 use chess_nn::{
-    CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, Network,
-    NetworkError, NetworkParts, file_len, fnv1a64, output_bucket,
+    CHECKSUM_BYTES, DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, HEADER_BYTES, KingBuckets,
+    Network, NetworkError, NetworkParts, file_len, fnv1a64, output_bucket,
 };
 use chess_rules::Position;
-use common::random_network;
+use common::{random_bucketed, random_network};
 use sha2::{Digest, Sha256};
 
 fn small() -> Network {
@@ -17,6 +17,12 @@ fn small() -> Network {
 
 fn bucketed() -> Network {
     random_network(2, (32, 8), 100, 100, (255, 64, 400))
+}
+
+/// Four king buckets (format version 3), with one or eight output buckets.
+fn king_bucketed(buckets: usize) -> Network {
+    let kb: KingBuckets = "00011222/3".parse().unwrap();
+    random_bucketed(4, (32, buckets), kb, 100, 100, (255, 64, 400))
 }
 
 /// Rewrites a header field (a `u32` at `offset`) and fixes the checksum, so that only the
@@ -38,7 +44,7 @@ fn reseal(b: &mut [u8]) {
 fn round_trip_through_bytes_and_files() {
     let net = small();
     let bytes = net.to_bytes();
-    assert_eq!(bytes.len(), file_len(32, 1));
+    assert_eq!(bytes.len(), file_len(32, 1, 1));
     assert_eq!(&bytes[..4], b"CHNN");
     assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
 
@@ -66,9 +72,42 @@ fn round_trip_through_bytes_and_files() {
 
     let net = bucketed();
     let bytes = net.to_bytes();
-    assert_eq!(bytes.len(), file_len(32, 8));
+    assert_eq!(bytes.len(), file_len(32, 8, 1));
     assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
     assert_eq!(Network::from_parts(net.clone().into_parts()).unwrap(), net);
+
+    for buckets in [1, 8] {
+        let net = king_bucketed(buckets);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), file_len(32, buckets, 4));
+        let read = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(read, net);
+        assert_eq!(
+            read.king_buckets().to_string(),
+            net.king_buckets().to_string()
+        );
+        assert_eq!((read.inputs(), read.king_buckets().count()), (4 * 768, 4));
+        assert_eq!(Network::from_parts(net.clone().into_parts()).unwrap(), net);
+    }
+}
+
+/// The same weights under another king-bucket map are another network: the map is part of
+/// the file and of the name.
+#[test]
+fn the_king_bucket_map_is_part_of_the_network() {
+    let net = king_bucketed(1);
+    let mut parts = net.clone().into_parts();
+    // The same map written out in full.
+    parts.king_buckets = "00011222/33333333".parse().unwrap();
+    let same = Network::from_parts(parts.clone()).unwrap();
+    assert_eq!(same, net);
+    parts.king_buckets = "00001222/3".parse().unwrap();
+    let other = Network::from_parts(parts).unwrap();
+    assert_ne!(other, net);
+    assert_ne!(other.content_hash(), net.content_hash());
+    // The two evaluate a king on d1 from different buckets.
+    let pos = Position::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/3K4 w - - 0 1").unwrap();
+    assert_ne!(other.evaluate(&pos), net.evaluate(&pos));
 }
 
 #[test]
@@ -80,7 +119,10 @@ fn the_header_is_as_documented() {
         [1, 768, 32, 255, 64, 400]
     );
     assert_eq!(HEADER_BYTES, 28);
-    assert_eq!(file_len(256, 1), 28 + 2 * (768 * 256 + 256 + 512) + 4 + 8);
+    assert_eq!(
+        file_len(256, 1, 1),
+        28 + 2 * (768 * 256 + 256 + 512) + 4 + 8
+    );
     // Version 2: the bucket count after the scale, then B sets of output weights and biases.
     let b = bucketed().to_bytes();
     let field = |i: usize| u32::from_le_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap());
@@ -89,13 +131,28 @@ fn the_header_is_as_documented() {
         [2, 768, 32, 255, 64, 400, 8]
     );
     assert_eq!(
-        file_len(256, 8),
+        file_len(256, 8, 1),
         32 + 2 * (768 * 256 + 256 + 8 * 512) + 4 * 8 + 8
     );
     let n = b.len();
     assert_eq!(
         u64::from_le_bytes(b[n - 8..].try_into().unwrap()),
         fnv1a64(&b[..n - 8])
+    );
+    // Version 3: 768 inputs per king bucket, the output bucket count (1 here too), then the
+    // bucket of each relative king square.
+    let net = king_bucketed(1);
+    let b = net.to_bytes();
+    let field = |i: usize| u32::from_le_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap());
+    assert_eq!(
+        (0..7).map(field).collect::<Vec<_>>(),
+        [3, 4 * 768, 32, 255, 64, 400, 1]
+    );
+    assert_eq!(&b[32..40], &[0, 0, 0, 1, 1, 2, 2, 2]);
+    assert!(b[40..96].iter().all(|&k| k == 3));
+    assert_eq!(
+        file_len(256, 8, 4),
+        96 + 2 * (4 * 768 * 256 + 256 + 8 * 512) + 4 * 8 + 8
     );
 }
 
@@ -123,17 +180,17 @@ fn every_corruption_has_its_error() {
         r#"not a network file: magic "PK\x03\x04" where "CHNN" was expected"#
     );
 
-    let e = err(&with_field(&good, 4, 3));
+    let e = err(&with_field(&good, 4, 4));
     assert!(matches!(
         e,
         NetworkError::UnsupportedVersion {
-            expected: 2,
-            found: 3
+            expected: 3,
+            found: 4
         }
     ));
     assert_eq!(
         e.to_string(),
-        "network format version 3 is not supported: this build reads versions 1 to 2"
+        "network format version 4 is not supported: this build reads versions 1 to 3"
     );
 
     // Version 2's bucket count.
@@ -153,11 +210,59 @@ fn every_corruption_has_its_error() {
     assert_eq!(
         e.to_string(),
         format!(
-            "network file is {} bytes long; its header (hidden size 32, 4 output buckets) needs exactly {}",
+            "network file is {} bytes long; its header (hidden size 32, 4 output buckets, 1 king buckets) needs exactly {}",
             good2.len(),
-            file_len(32, 4)
+            file_len(32, 4, 1)
         )
     );
+
+    // Version 3's king-bucket map, and the inputs it implies.
+    let good3 = king_bucketed(1).to_bytes();
+    let mut b = good3.clone();
+    b[40] = 5; // buckets 0-3 and 5: bucket 4 is on no square
+    reseal(&mut b);
+    let e = err(&b);
+    assert!(matches!(e, NetworkError::KingBuckets(_)), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "network file: bad king-bucket map: king bucket 4 is on no square (buckets 0 to 5 must all be used)"
+    );
+    b[40] = 32;
+    reseal(&mut b);
+    assert_eq!(
+        err(&b).to_string(),
+        "network file: bad king-bucket map: 33 king buckets, at most 32 are allowed"
+    );
+    let e = err(&with_field(&good3, 8, 768));
+    assert!(
+        matches!(
+            e,
+            NetworkError::BadInputs {
+                expected: 3072,
+                found: 768
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "network has 768 inputs where its king buckets make 3072"
+    );
+    // A version-3 header cut before its map ends.
+    let e = err(&good3[..60]);
+    assert!(
+        matches!(
+            e,
+            NetworkError::TooShort {
+                min: 104,
+                found: 60
+            }
+        ),
+        "{e:?}"
+    );
+    // The map read as a version-2 file's weights: the length is wrong.
+    let e = err(&with_field(&good3, 4, 2));
+    assert!(matches!(e, NetworkError::BadInputs { .. }), "{e:?}");
 
     let e = err(&with_field(&good, 8, 769));
     assert!(matches!(
@@ -169,7 +274,7 @@ fn every_corruption_has_its_error() {
     ));
     assert_eq!(
         e.to_string(),
-        "network has 769 inputs where the format has 768"
+        "network has 769 inputs where its king buckets make 768"
     );
 
     for hidden in [0, 24, 2048] {
@@ -212,7 +317,7 @@ fn every_corruption_has_its_error() {
     assert_eq!(
         e.to_string(),
         format!(
-            "network file is {} bytes long; its header (hidden size 32, 1 output buckets) needs exactly {}",
+            "network file is {} bytes long; its header (hidden size 32, 1 output buckets, 1 king buckets) needs exactly {}",
             good.len() - 1,
             good.len()
         )
@@ -248,13 +353,27 @@ fn parts_are_checked() {
     let e = Network::from_parts(parts).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "network part ft_biases has 31 values where hidden size 32 with 1 output buckets needs 32"
+        "network part ft_biases has 31 values where hidden size 32 with 1 output buckets and 1 king buckets needs 32"
     );
     let mut parts = bucketed().into_parts();
     parts.out_biases.pop();
     assert_eq!(
         Network::from_parts(parts).unwrap_err().to_string(),
-        "network part out_biases has 7 values where hidden size 32 with 8 output buckets needs 8"
+        "network part out_biases has 7 values where hidden size 32 with 8 output buckets and 1 king buckets needs 8"
+    );
+    // Feature weights for one king bucket where the map has four.
+    let e = Network::from_parts(NetworkParts {
+        king_buckets: "00011222/3".parse().unwrap(),
+        ..small().into_parts()
+    })
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "network part ft_weights has {} values where hidden size 32 with 1 output buckets and 4 king buckets needs {}",
+            768 * 32,
+            4 * 768 * 32
+        )
     );
     let e = Network::from_parts(NetworkParts {
         buckets: 0,

@@ -158,7 +158,7 @@ fn evaluate_raw(net: &Arc<Network>, positions: &[Position]) -> Vec<i32> {
         return Vec::new();
     }
     if !in_task() {
-        let mut batch = FeatureBatch::with_capacity(positions.len());
+        let mut batch = FeatureBatch::with_capacity(*net.king_buckets(), positions.len());
         for p in positions {
             batch.push_position(p);
         }
@@ -310,6 +310,8 @@ impl Scheduler {
             !SCHEDULER.with(|s| s.replace(true)),
             "one batch scheduler per thread"
         );
+        // The round's batch in the network's input layout (king buckets).
+        PENDING.with(|b| *b.borrow_mut() = FeatureBatch::for_network(&net));
         Scheduler {
             net,
             backend,

@@ -39,7 +39,8 @@ struct Entry {
 ///
 /// Incremental (the default): the search's hooks push and pop an accumulator entry per move;
 /// an entry is computed from its parent only when its position is evaluated, so moves cut
-/// off before their static evaluation cost nothing. An evaluation of a position that is not
+/// off before their static evaluation cost nothing. A move that takes a king into another
+/// king bucket (networks with king buckets) refreshes its entry at once instead. An evaluation of a position that is not
 /// the one on top of the stack (checked by Zobrist key) falls back to a full refresh, so the
 /// answer is always right. [`NnueEval::full_refresh`] ignores the hooks and refreshes every
 /// time: slower, the same numbers.
@@ -138,7 +139,11 @@ impl NnueEval {
 
     /// Brings the top entry up to date from its nearest computed ancestor.
     fn materialise_top(&mut self) {
-        let top = self.len - 1;
+        self.materialise(self.len - 1);
+    }
+
+    /// Brings entry `top` up to date from its nearest computed ancestor.
+    fn materialise(&mut self, top: usize) {
         let mut i = top;
         while !self.stack[i].computed {
             // The root entry is always computed, so this stops.
@@ -198,7 +203,20 @@ impl Evaluator for NnueEval {
             // Hooks without a search start: follow from here.
             self.set_root(before);
         }
-        self.push(MoveDelta::new(before, m), after.zobrist());
+        let delta = MoveDelta::new(before, m);
+        self.push(delta, after.zobrist());
+        if delta.changes_king_bucket(self.net.king_buckets()) {
+            // A king changed bucket: no update from the parent reaches this side's
+            // perspective, so the entry is computed now (the only time the hooks see the
+            // position), that side's perspective from the board.
+            self.materialise(self.len - 2);
+            let top = self.len - 1;
+            let (below, above) = self.stack.split_at_mut(top);
+            above[0]
+                .acc
+                .update_or_refresh(&self.net, &below[top - 1].acc, &delta, after);
+            above[0].computed = true;
+        }
     }
 
     fn on_null_move(&mut self, before: &Position, after: &Position) {

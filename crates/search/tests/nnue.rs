@@ -39,9 +39,27 @@ fn bucketed_default() -> Arc<Network> {
     Arc::new(Network::from_parts(parts).unwrap())
 }
 
+/// The default network given 16 king buckets in 2 x 2 blocks of squares, so that most king
+/// moves change bucket: bucket `k` is the default's feature weights with `k` added to each
+/// (so a feature read in the wrong bucket changes the scores).
+fn king_bucketed_default() -> Arc<Network> {
+    let mut parts = Network::clone(&Network::default_network()).into_parts();
+    parts.king_buckets = "00112233/00112233/44556677/44556677/8899aabb/8899aabb/ccddeeff/ccddeeff"
+        .parse()
+        .unwrap();
+    parts.ft_weights = (0..16)
+        .flat_map(|k| parts.ft_weights.iter().map(move |w| w.wrapping_add(k)))
+        .collect();
+    Arc::new(Network::from_parts(parts).unwrap())
+}
+
 #[test]
 fn incremental_search_equals_full_refresh_search() {
-    for net in [Network::default_network(), bucketed_default()] {
+    for net in [
+        Network::default_network(),
+        bucketed_default(),
+        king_bucketed_default(),
+    ] {
         let stats = Arc::new(NnueStats::default());
         for fen in FENS {
             let (n, s) = (net.clone(), stats.clone());

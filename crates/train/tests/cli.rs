@@ -227,6 +227,64 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         out.status.code() == Some(2) && err.contains("has 8 output buckets, not --buckets 4"),
         "{err}"
     );
+    // --king-buckets: the feature weights copied into each king bucket evaluate as before
+    // (a version-3 file); training then moves the buckets apart.
+    let kb_args = |init: &str, rate: &'static str| {
+        vec![
+            "--hidden".to_owned(),
+            "32".into(),
+            "--buckets".into(),
+            "8".into(),
+            "--king-buckets".into(),
+            "00011222/3".into(),
+            "--epochs".into(),
+            "1".into(),
+            "--lr".into(),
+            rate.into(),
+            "--init".into(),
+            init.to_owned(),
+        ]
+    };
+    let kb_path = dir.join("kb.nnue");
+    let args = kb_args(bucketed.to_str().unwrap(), "1e-9");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&train_to(&kb_path, &args));
+    let kb = chess_nn::Network::load(&kb_path).expect("the network loads");
+    assert_eq!((kb.king_buckets().count(), kb.buckets()), (4, 8));
+    assert_eq!(&std::fs::read(&kb_path).unwrap()[4..8], &3u32.to_le_bytes());
+    evaluates_as_trained(&kb);
+    let moved = dir.join("kb-moved.nnue");
+    let args = kb_args(bucketed.to_str().unwrap(), "0.01");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&train_to(&moved, &args));
+    let moved = chess_nn::Network::load(&moved).expect("the network loads");
+    let rows = 768 * 32;
+    assert_ne!(
+        moved.ft_weights()[..rows],
+        moved.ft_weights()[3 * rows..4 * rows],
+        "the buckets learn apart"
+    );
+    // A king-bucketed network cannot start another map.
+    let out = train_to(
+        &again,
+        &[
+            "--hidden",
+            "32",
+            "--buckets",
+            "8",
+            "--king-buckets",
+            "00001111/2",
+            "--init",
+            kb_path.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2)
+            && err.contains("has king buckets 00011222/3")
+            && err.contains("not --king-buckets 00001111/22222222/"),
+        "{err}"
+    );
     let out = from(
         dir.join("missing.nnue").to_str().unwrap(),
         "32",
@@ -274,6 +332,22 @@ fn bad_arguments_give_clear_errors() {
     let out = bin(&["train", "--data", "x", "--out", "y", "--hidden", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--hidden 100"));
+
+    let out = bin(&[
+        "train",
+        "--data",
+        "x",
+        "--out",
+        "y",
+        "--king-buckets",
+        "0001122x/3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'x' in rank 1 is not a bucket (0-9, a-v)"),
+        "{err}"
+    );
 
     let out = bin(&["train", "--data", "x", "--out", "y", "--buckets", "17"]);
     assert_eq!(out.status.code(), Some(2));

@@ -3,7 +3,7 @@
 // The host prepends the constants shared with Rust (see `shader_source` in src/evaluator.rs):
 //   WORKGROUP_SIZE  invocations per workgroup (a power of two)
 //   MAX_ACTIVE      most active features per perspective
-//   NUM_FEATURES    input features per perspective (768)
+//   NUM_FEATURES    input features per perspective (768 per king bucket)
 //
 // Integer only. The i16 weights are packed two to a u32 (neuron 2k in the low half, 2k+1 in
 // the high half) and sign-extended here, so a thread works on a pair of neurons and one word

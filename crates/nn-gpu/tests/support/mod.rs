@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use chess_nn::{FeatureBatch, Network, NetworkParts};
+use chess_nn::{FeatureBatch, KingBuckets, Network, NetworkParts};
 use chess_nn_gpu::{GpuBatch, GpuError, GpuOptions};
 use chess_rules::Position;
 
@@ -62,13 +62,25 @@ pub fn network(seed: u64, hidden: usize, r: Ranges) -> Arc<Network> {
 
 /// A network with `buckets` output buckets (format version 2 when more than one).
 pub fn network_with_buckets(seed: u64, hidden: usize, buckets: usize, r: Ranges) -> Arc<Network> {
+    network_with_layout(seed, hidden, buckets, KingBuckets::NONE, r)
+}
+
+/// A network with `buckets` output buckets and the king buckets `king_buckets` (format
+/// version 3 when more than one).
+pub fn network_with_layout(
+    seed: u64,
+    hidden: usize,
+    buckets: usize,
+    king_buckets: KingBuckets,
+    r: Ranges,
+) -> Arc<Network> {
     let mut rng = Rng::new(seed);
     let mut fill = |n: usize, (lo, hi): (i16, i16)| -> Vec<i16> {
         (0..n)
             .map(|_| rng.range(i64::from(lo), i64::from(hi)) as i16)
             .collect()
     };
-    let ft_weights = fill(768 * hidden, r.ft);
+    let ft_weights = fill(king_buckets.inputs() * hidden, r.ft);
     let ft_biases = fill(hidden, r.bias);
     let out_weights = fill(buckets * 2 * hidden, r.out);
     let out_biases = (0..buckets)
@@ -79,6 +91,7 @@ pub fn network_with_buckets(seed: u64, hidden: usize, buckets: usize, r: Ranges)
         qa: r.qa,
         qb: r.qb,
         scale: r.scale,
+        king_buckets,
         ft_weights,
         ft_biases,
         buckets,
@@ -128,7 +141,12 @@ pub fn positions(seed: u64, count: usize) -> Vec<Position> {
 }
 
 pub fn batch_of(positions: &[Position]) -> FeatureBatch {
-    let mut batch = FeatureBatch::with_capacity(positions.len());
+    batch_in(KingBuckets::NONE, positions)
+}
+
+/// The positions' features in `layout`.
+pub fn batch_in(layout: KingBuckets, positions: &[Position]) -> FeatureBatch {
+    let mut batch = FeatureBatch::with_capacity(layout, positions.len());
     for pos in positions {
         batch.push_position(pos);
     }

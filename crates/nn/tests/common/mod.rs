@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use chess_nn::{INPUTS, Network, NetworkParts};
+use chess_nn::{KingBuckets, Network, NetworkParts};
 use chess_rules::{Move, Position};
 
 /// xorshift64*: small, seeded, reproducible.
@@ -34,7 +34,19 @@ impl Rng {
 /// wrap and the output take the general (`i32`) path.
 pub fn random_network(
     seed: u64,
+    shape: (usize, usize),
+    ft_range: i32,
+    out_range: i32,
+    quant: (i32, i32, i32),
+) -> Network {
+    random_bucketed(seed, shape, KingBuckets::NONE, ft_range, out_range, quant)
+}
+
+/// A random network with `buckets` output buckets and the king buckets `king_buckets`.
+pub fn random_bucketed(
+    seed: u64,
     (hidden, buckets): (usize, usize),
+    king_buckets: KingBuckets,
     ft_range: i32,
     out_range: i32,
     (qa, qb, scale): (i32, i32, i32),
@@ -45,7 +57,10 @@ pub fn random_network(
         qa,
         qb,
         scale,
-        ft_weights: (0..INPUTS * hidden).map(|_| rng.i16(ft_range)).collect(),
+        king_buckets,
+        ft_weights: (0..king_buckets.inputs() * hidden)
+            .map(|_| rng.i16(ft_range))
+            .collect(),
         ft_biases: (0..hidden).map(|_| rng.i16(ft_range)).collect(),
         buckets,
         out_weights: (0..buckets * 2 * hidden)
@@ -54,6 +69,13 @@ pub fn random_network(
         out_biases: (0..buckets).map(|_| rng.next() as i32 % 100_000).collect(),
     })
     .unwrap()
+}
+
+/// A king-bucket map that a king leaves on most of its moves: 16 buckets in 2 x 2 blocks.
+pub fn busy_king_buckets() -> KingBuckets {
+    "00112233/00112233/44556677/44556677/8899aabb/8899aabb/ccddeeff/ccddeeff"
+        .parse()
+        .unwrap()
 }
 
 /// Positions that reach castling, en passant and promotions quickly.

@@ -3,25 +3,37 @@
 
 use std::path::Path;
 
-use chess_nn::{INPUTS, MAX_BUCKETS, MAX_HIDDEN};
+use chess_nn::{KingBuckets, MAX_BUCKETS, MAX_HIDDEN};
 
 use super::model::FloatNet;
 use super::optimiser::{Adam, Trainer};
 use crate::Error;
 
 const CKPT_MAGIC: [u8; 4] = *b"CHTC";
-/// Version 2 adds the output bucket count; version 1 (one bucket) is still read.
-const CKPT_VERSION: u32 = 2;
+/// Version 2 adds the output bucket count, version 3 the king-bucket map; versions 1 (one
+/// output bucket) and 2 (no king buckets) are still read, and a network without king buckets
+/// is still written as version 2.
+const CKPT_VERSION: u32 = 3;
 
 impl Trainer {
-    /// Checkpoint file: `CHTC`, version u32 (2), hidden u32, output buckets u32, epochs done
-    /// u32, Adam step u64, then the weights, Adam's first and second moments (each `ft_w,
-    /// ft_b, out_w, out_b`) as little-endian f32. (Version 1 had no bucket count: one.)
+    /// Checkpoint file: `CHTC`, version u32 (2, or 3 with king buckets), hidden u32, output
+    /// buckets u32, (version 3) the 64 bytes of the king-bucket map, epochs done u32, Adam
+    /// step u64, then the weights, Adam's first and second moments (each `ft_w, ft_b, out_w,
+    /// out_b`) as little-endian f32. (Version 1 had no bucket count: one.)
     pub fn to_bytes(&self) -> Vec<u8> {
+        let kb = self.net.king_buckets;
+        let version = if kb == KingBuckets::NONE {
+            2
+        } else {
+            CKPT_VERSION
+        };
         let mut out = CKPT_MAGIC.to_vec();
-        out.extend_from_slice(&CKPT_VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(self.net.hidden as u32).to_le_bytes());
         out.extend_from_slice(&(self.net.buckets as u32).to_le_bytes());
+        if version == 3 {
+            out.extend_from_slice(kb.map());
+        }
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.adam.step.to_le_bytes());
         for net in [&self.net, &self.adam.m, &self.adam.v] {
@@ -49,23 +61,35 @@ impl Trainer {
             )));
         }
         let hidden = (u32_at(8) as usize).min(MAX_HIDDEN);
-        // Version 2 has the bucket count after the hidden size.
-        let (buckets, at) = if version == 1 {
+        // Version 2 has the bucket count after the hidden size, version 3 the king-bucket
+        // map after that.
+        let (buckets, mut at) = if version == 1 {
             (1, 12)
         } else if bytes.len() < 28 {
             return Err(bad("checkpoint header cut short".into()));
         } else {
             ((u32_at(12) as usize).clamp(1, MAX_BUCKETS), 16)
         };
+        let king_buckets = if version < 3 {
+            KingBuckets::NONE
+        } else if bytes.len() < at + 64 + 12 {
+            return Err(bad("checkpoint header cut short".into()));
+        } else {
+            let map: [u8; 64] = bytes[at..at + 64].try_into().unwrap();
+            at += 64;
+            KingBuckets::from_map(map).map_err(|e| bad(format!("checkpoint: {e}")))?
+        };
         let epoch = u32_at(at);
         let step = u64::from_le_bytes(bytes[at + 4..at + 12].try_into().unwrap());
         let start = at + 12;
-        let per_net = INPUTS * hidden + hidden + buckets * (2 * hidden + 1);
+        let inputs = king_buckets.inputs();
+        let per_net = inputs * hidden + hidden + buckets * (2 * hidden + 1);
         let expected = start + 3 * 4 * per_net;
         if bytes.len() != expected {
             return Err(bad(format!(
-                "checkpoint of {} bytes, expected {expected} for hidden size {hidden} and {buckets} output buckets",
-                bytes.len()
+                "checkpoint of {} bytes, expected {expected} for hidden size {hidden}, {buckets} output buckets and {} king buckets",
+                bytes.len(),
+                king_buckets.count()
             )));
         }
         let mut floats = bytes[start..]
@@ -77,7 +101,8 @@ impl Trainer {
             nets.push(FloatNet {
                 hidden,
                 buckets,
-                ft_w: take(INPUTS * hidden),
+                king_buckets,
+                ft_w: take(inputs * hidden),
                 ft_b: take(hidden),
                 out_w: take(buckets * 2 * hidden),
                 out_b: take(buckets),
@@ -121,18 +146,37 @@ mod tests {
 
     #[test]
     fn checkpoint_round_trip() {
-        for buckets in [1, 8] {
-            let t = Trainer::new(16, buckets, 1);
-            let back = Trainer::from_bytes(Path::new("c"), &t.to_bytes()).unwrap();
+        let four: KingBuckets = "00011222/3".parse().unwrap();
+        for (buckets, kb, version) in [
+            (1, KingBuckets::NONE, 2),
+            (8, KingBuckets::NONE, 2),
+            (8, four, 3),
+        ] {
+            let mut t = Trainer::new(16, buckets, kb, 1);
+            t.adam.step = 7;
+            t.adam.m.ft_w[5] = 0.5;
+            let bytes = t.to_bytes();
+            assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), version);
+            let back = Trainer::from_bytes(Path::new("c"), &bytes).unwrap();
             assert_eq!(back.net, t.net);
-            assert_eq!(back.epoch, t.epoch);
+            assert_eq!(back.net.king_buckets, kb);
+            assert_eq!((back.epoch, back.adam.step), (t.epoch, 7));
+            assert_eq!(back.adam.m, t.adam.m);
         }
+        // A version-3 checkpoint whose map leaves a bucket out is refused.
+        let mut bytes = Trainer::new(16, 1, four, 1).to_bytes();
+        bytes[16 + 9] = 7;
+        let e = Trainer::from_bytes(Path::new("c"), &bytes).unwrap_err();
+        assert!(
+            e.to_string().contains("king bucket 4 is on no square"),
+            "{e}"
+        );
     }
 
     /// A version-1 checkpoint (no bucket count, one bucket) still resumes.
     #[test]
     fn version_one_checkpoints_are_read() {
-        let t = Trainer::new(16, 1, 1);
+        let t = Trainer::new(16, 1, KingBuckets::NONE, 1);
         let v2 = t.to_bytes();
         let mut v1 = v2[..4].to_vec();
         v1.extend_from_slice(&1u32.to_le_bytes());
@@ -143,7 +187,7 @@ mod tests {
         let e = Trainer::from_bytes(Path::new("c"), &v1[..v1.len() - 4]).unwrap_err();
         assert!(
             e.to_string()
-                .contains("for hidden size 16 and 1 output buckets"),
+                .contains("for hidden size 16, 1 output buckets and 1 king buckets"),
             "{e}"
         );
     }

@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 
-use chess_rules::{Color, Position};
+use chess_nn::{INPUTS, KingBuckets};
+use chess_rules::{Color, Position, Role, Square};
 
 use super::model::{SCALE, sigmoid};
 use crate::Error;
@@ -74,9 +75,20 @@ impl Dataset {
     }
 }
 
-/// The feature of the same piece on the square mirrored left to right (file a <-> h).
-fn mirror_feature(f: u16) -> u16 {
-    f ^ 7
+/// The feature of the same piece on the square mirrored left to right (file a <-> h), in the
+/// king bucket that starts at `offset` (the mirrored king's).
+fn mirror_feature(f: u16, offset: u16) -> u16 {
+    offset + ((f % INPUTS as u16) ^ 7)
+}
+
+/// The first feature index of `perspective`'s king bucket in `pos` mirrored left to right.
+fn mirrored_offset(layout: &KingBuckets, pos: &Position, perspective: Color) -> u16 {
+    pos.pieces(perspective, Role::King)
+        .into_iter()
+        .next()
+        .map_or(0, |k| {
+            layout.offset(perspective, Square::new(k.index() as u32 ^ 7))
+        })
 }
 
 /// The identity of a position as the network sees it: the board and the side to move (the
@@ -88,7 +100,8 @@ fn seen_key(fen: &str) -> u64 {
     h.finish()
 }
 
-/// Loads the data files and computes each position's features and target; with `mirror`,
+/// Loads the data files and computes each position's features (in `layout`, the network's
+/// king buckets) and target; with `mirror`,
 /// each position without castling rights is followed by its mirror image (same target).
 /// With `dedup`, a position whose board and side to move came before (in any game of any
 /// file, in the order given) is left out and counted in [`Dataset::duplicates`]: the first
@@ -98,6 +111,7 @@ pub fn load_dataset(
     wdl: f32,
     mirror: bool,
     dedup: bool,
+    layout: &KingBuckets,
 ) -> Result<Dataset, Error> {
     let mut set = Dataset {
         offsets: vec![0],
@@ -131,8 +145,8 @@ pub fn load_dataset(
                 } else {
                     (-f32::from(rec.score), 1.0 - white_points)
                 };
-                chess_nn::for_each_feature(&pos, stm, |f| set.stm.push(f));
-                chess_nn::for_each_feature(&pos, !stm, |f| set.nstm.push(f));
+                layout.for_each_feature(&pos, stm, |f| set.stm.push(f));
+                layout.for_each_feature(&pos, !stm, |f| set.nstm.push(f));
                 set.offsets.push(set.stm.len() as u32);
                 let target = (1.0 - wdl) * sigmoid(score / SCALE as f32) + wdl * result;
                 set.targets.push(target);
@@ -140,9 +154,11 @@ pub fn load_dataset(
                     set.mirrored.push(false);
                     if pos.castling_rights().is_empty() {
                         let r = set.offsets[set.len() - 1] as usize..set.stm.len();
+                        let stm_offset = mirrored_offset(layout, &pos, stm);
+                        let nstm_offset = mirrored_offset(layout, &pos, !stm);
                         for i in r {
-                            set.stm.push(mirror_feature(set.stm[i]));
-                            set.nstm.push(mirror_feature(set.nstm[i]));
+                            set.stm.push(mirror_feature(set.stm[i], stm_offset));
+                            set.nstm.push(mirror_feature(set.nstm[i], nstm_offset));
                         }
                         set.offsets.push(set.stm.len() as u32);
                         set.targets.push(target);
@@ -209,8 +225,14 @@ mod tests {
         })
         .unwrap();
         drop(out);
-        let plain = load_dataset(std::slice::from_ref(&path), 0.3, false, false).unwrap();
-        let set = load_dataset(std::slice::from_ref(&path), 0.3, true, false).unwrap();
+        let none = KingBuckets::NONE;
+        let plain = load_dataset(std::slice::from_ref(&path), 0.3, false, false, &none).unwrap();
+        let set = load_dataset(std::slice::from_ref(&path), 0.3, true, false, &none).unwrap();
+        // With king buckets the copy's features are in its mirrored king's bucket: e1 is in
+        // bucket 1, its mirror d1 in bucket 0.
+        let layout: KingBuckets = "00001111/2".parse().unwrap();
+        let bucketed =
+            load_dataset(std::slice::from_ref(&path), 0.3, true, false, &layout).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(plain.len(), 3);
         assert_eq!(set.len(), 5);
@@ -228,6 +250,23 @@ mod tests {
         want.sort_unstable();
         got.sort_unstable();
         assert_eq!(got, want);
+        for (i, fen) in [
+            (1, "4k3/8/8/8/8/8/1P6/N3K3 w - - 0 1"),
+            (2, "3k4/8/8/8/8/8/6P1/3K3N w - - 0 1"),
+            (4, "3k4/8/8/8/8/8/6P1/3K3N b - - 0 1"),
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let (stm, nstm) = bucketed.features(i);
+            for (p, got) in [(pos.turn(), stm), (!pos.turn(), nstm)] {
+                let mut want = layout.active_features(&pos, p);
+                let mut got = got.to_vec();
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{fen} {p:?}");
+            }
+        }
+        assert!(bucketed.features(1).0.iter().all(|&f| f >= 768));
+        assert!(bucketed.features(2).0.iter().all(|&f| f < 768));
         assert_eq!(set.targets[2], set.targets[1]);
         assert_eq!(set.targets[4], set.targets[3]);
         assert_ne!(set.targets[1], set.targets[3]);
@@ -269,8 +308,9 @@ mod tests {
             })
             .unwrap();
         }
-        let all = load_dataset(&paths, 0.0, false, false).unwrap();
-        let set = load_dataset(&paths, 0.0, false, true).unwrap();
+        let none = KingBuckets::NONE;
+        let all = load_dataset(&paths, 0.0, false, false, &none).unwrap();
+        let set = load_dataset(&paths, 0.0, false, true, &none).unwrap();
         paths.iter().for_each(|p| std::fs::remove_file(p).unwrap());
         assert_eq!((all.len(), all.duplicates), (5, 0));
         // Kept: start (20), e4 (30), e4 with White to move (40).

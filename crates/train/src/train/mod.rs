@@ -1,5 +1,6 @@
-//! Float training of the chess-nn shape, `(768 -> H) x 2 -> 1` with SCReLU and `--buckets`
-//! output layers chosen by the number of pieces, on the CPU.
+//! Float training of the chess-nn shape, `(768K -> H) x 2 -> 1` with SCReLU, `--buckets`
+//! output layers chosen by the number of pieces and `--king-buckets` sets of input features
+//! chosen by each side's king square, on the CPU.
 //!
 //! **Scaling.** The float network's output `y` is in units of [`chess_nn::DEFAULT_SCALE`]
 //! (400) centipawns, side to move's point of view, so the quantised network evaluates to
@@ -29,7 +30,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use chess_nn::Network;
+use chess_nn::{KingBuckets, Network};
 use chess_search::EvalSource;
 
 pub use dataset::{Dataset, load_dataset};
@@ -53,6 +54,14 @@ pub struct TrainConfig {
     /// writes a version-2 network file).
     #[arg(long, default_value_t = 1)]
     pub buckets: usize,
+    /// King buckets: which set of 768 input features each side uses, by its king's square
+    /// seen from its side, as 64 bucket symbols (0-9, a-v) rank by rank from its back rank,
+    /// `/` between ranks, a rank of one symbol for the whole rank, the last rank repeated
+    /// (e.g. `00011222/3`: back rank a-c, d-e, f-h, and the rest). More than one bucket
+    /// writes a version-3 network file. A network of none given by --init starts with every
+    /// bucket a copy of its feature weights.
+    #[arg(long, value_parser = parse_king_buckets)]
+    pub king_buckets: Option<KingBuckets>,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
     #[arg(long, default_value_t = 0.001)]
@@ -111,9 +120,54 @@ pub struct TrainSummary {
     pub last_validation_loss: Option<f32>,
 }
 
+fn parse_king_buckets(s: &str) -> Result<KingBuckets, String> {
+    s.parse().map_err(|e: chess_nn::FeatureError| e.to_string())
+}
+
 /// Trains (resuming from the checkpoint when there is one) and writes the network.
 pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
-    let set = load_dataset(&cfg.data, cfg.wdl, cfg.mirror, cfg.dedup)?;
+    let king_buckets = cfg.king_buckets.unwrap_or(KingBuckets::NONE);
+    let mut trainer = match &cfg.checkpoint {
+        Some(path) if path.exists() => {
+            let t = checkpoint::load(path)?;
+            if (t.net.hidden, t.net.buckets, t.net.king_buckets)
+                != (cfg.hidden, cfg.buckets, king_buckets)
+            {
+                return Err(Error::Usage(format!(
+                    "checkpoint {} has hidden size {}, {} output buckets and king buckets {}, not {}, {} and {}",
+                    path.display(),
+                    t.net.hidden,
+                    t.net.buckets,
+                    t.net.king_buckets,
+                    cfg.hidden,
+                    cfg.buckets,
+                    king_buckets
+                )));
+            }
+            eprintln!(
+                "train: resuming from {} after epoch {}",
+                path.display(),
+                t.epoch
+            );
+            t
+        }
+        _ => match &cfg.init {
+            Some(init) => {
+                let net = initial_network(init, cfg, king_buckets)?;
+                let t = Trainer::from_net(net);
+                eprintln!("train: starting from {init}");
+                t
+            }
+            None => Trainer::new(cfg.hidden, cfg.buckets, king_buckets, cfg.seed),
+        },
+    };
+    let set = load_dataset(
+        &cfg.data,
+        cfg.wdl,
+        cfg.mirror,
+        cfg.dedup,
+        &trainer.net.king_buckets,
+    )?;
     if set.is_empty() {
         return Err(Error::Usage("the data files hold no positions".into()));
     }
@@ -128,36 +182,6 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             set.duplicates
         );
     }
-    let mut trainer = match &cfg.checkpoint {
-        Some(path) if path.exists() => {
-            let t = checkpoint::load(path)?;
-            if (t.net.hidden, t.net.buckets) != (cfg.hidden, cfg.buckets) {
-                return Err(Error::Usage(format!(
-                    "checkpoint {} has hidden size {} and {} output buckets, not {} and {}",
-                    path.display(),
-                    t.net.hidden,
-                    t.net.buckets,
-                    cfg.hidden,
-                    cfg.buckets
-                )));
-            }
-            eprintln!(
-                "train: resuming from {} after epoch {}",
-                path.display(),
-                t.epoch
-            );
-            t
-        }
-        _ => match &cfg.init {
-            Some(init) => {
-                let net = initial_network(init, cfg.hidden, cfg.buckets, cfg.seed)?;
-                let t = Trainer::from_net(net);
-                eprintln!("train: starting from {init}");
-                t
-            }
-            None => Trainer::new(cfg.hidden, cfg.buckets, cfg.seed),
-        },
-    };
     let out_limit = cfg
         .output_weight_limit
         .unwrap_or_else(|| default_out_limit(cfg.hidden));
@@ -237,13 +261,14 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
 }
 
 /// The float weights of `--init`'s network, checked against `--hidden`, with its output layer
-/// copied into `--buckets` buckets when it has one, widened to `--hidden` when narrower.
+/// copied into `--buckets` buckets when it has one, its feature weights into each of
+/// `--king-buckets` when it has none, widened to `--hidden` when narrower.
 fn initial_network(
     init: &str,
-    hidden: usize,
-    buckets: usize,
-    seed: u64,
+    cfg: &TrainConfig,
+    king_buckets: KingBuckets,
 ) -> Result<FloatNet, Error> {
+    let (hidden, buckets, seed) = (cfg.hidden, cfg.buckets, cfg.seed);
     let source =
         EvalSource::from_option(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?;
     let EvalSource::Network(net) = source else {
@@ -273,6 +298,12 @@ fn initial_network(
     let net = net.with_buckets(buckets).ok_or_else(|| {
         Error::Usage(format!(
             "--init {init:?} has {had} output buckets, not --buckets {buckets} (only a network of one bucket can start one of more)"
+        ))
+    })?;
+    let had = net.king_buckets;
+    let net = net.with_king_buckets(king_buckets).ok_or_else(|| {
+        Error::Usage(format!(
+            "--init {init:?} has king buckets {had}, not --king-buckets {king_buckets} (only a network without them can start one with them)"
         ))
     })?;
     let widened = net.widened(hidden, &mut Rng::new(seed));

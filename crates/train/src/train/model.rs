@@ -1,6 +1,7 @@
-//! The float model: the chess-nn shape `(768 -> H) x 2 -> 1` with SCReLU in `f32` and
-//! optionally several output layers (buckets, chosen by the number of pieces as in chess-nn),
-//! its initialisation and forward pass, and its quantisation into a chess-nn network.
+//! The float model: the chess-nn shape `(768K -> H) x 2 -> 1` with SCReLU in `f32`,
+//! optionally several output layers (buckets, chosen by the number of pieces as in chess-nn)
+//! and `K` king buckets (sets of input features chosen by each side's king square), its
+//! initialisation and forward pass, and its quantisation into a chess-nn network.
 //!
 //! **Quantisation** (QA = 255, QB = 64): feature weights and biases `round(w * QA)`, output
 //! weights `round(w * QB)`, output bias `round(b * QA * QB)`. Weights are clamped throughout
@@ -18,7 +19,7 @@
 //!   within `i32`.
 
 use chess_nn::{
-    DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, INPUTS, MAX_ACTIVE, NetworkParts, output_bucket,
+    DEFAULT_QA, DEFAULT_QB, DEFAULT_SCALE, KingBuckets, MAX_ACTIVE, NetworkParts, output_bucket,
     output_ratio,
 };
 
@@ -55,6 +56,8 @@ pub struct FloatNet {
     pub hidden: usize,
     /// Output buckets (see `chess_nn::output_bucket`).
     pub buckets: usize,
+    /// The input layout: `ft_w` has `768 * K` rows for `K` king buckets.
+    pub king_buckets: KingBuckets,
     pub ft_w: Vec<f32>,
     pub ft_b: Vec<f32>,
     /// `buckets * 2H`, bucket-major.
@@ -64,13 +67,21 @@ pub struct FloatNet {
 }
 
 impl FloatNet {
-    pub fn random(hidden: usize, buckets: usize, rng: &mut Rng) -> FloatNet {
+    pub fn random(
+        hidden: usize,
+        buckets: usize,
+        king_buckets: KingBuckets,
+        rng: &mut Rng,
+    ) -> FloatNet {
         let ft = 1.0 / (MAX_ACTIVE as f32).sqrt();
         let out = 1.0 / (2.0 * hidden as f32).sqrt();
         let mut net = FloatNet {
             hidden,
             buckets,
-            ft_w: (0..INPUTS * hidden).map(|_| uniform(rng, ft)).collect(),
+            king_buckets,
+            ft_w: (0..king_buckets.inputs() * hidden)
+                .map(|_| uniform(rng, ft))
+                .collect(),
             ft_b: vec![0.0; hidden],
             out_w: (0..buckets * 2 * hidden)
                 .map(|_| uniform(rng, out))
@@ -99,6 +110,23 @@ impl FloatNet {
         })
     }
 
+    /// The same network with the king buckets `layout`, each bucket's feature weights a copy
+    /// of this one's (so it evaluates every position as before), to train further with
+    /// them. `None` unless this network has no king buckets (or has `layout` already).
+    pub fn with_king_buckets(self, layout: KingBuckets) -> Option<FloatNet> {
+        if self.king_buckets == layout {
+            return Some(self);
+        }
+        if self.king_buckets != KingBuckets::NONE {
+            return None;
+        }
+        Some(FloatNet {
+            king_buckets: layout,
+            ft_w: self.ft_w.repeat(layout.count()),
+            ..self
+        })
+    }
+
     /// The same network with `hidden` neurons per perspective (at least its own): the first
     /// ones are this network's, the new ones get random feature weights (as
     /// [`Self::random`] draws them), zero biases and zero output weights, so the wider
@@ -113,7 +141,7 @@ impl FloatNet {
             return Some(self);
         }
         let ft = 1.0 / (MAX_ACTIVE as f32).sqrt();
-        let mut ft_w = Vec::with_capacity(INPUTS * hidden);
+        let mut ft_w = Vec::with_capacity(self.king_buckets.inputs() * hidden);
         for row in self.ft_w.chunks_exact(old) {
             ft_w.extend_from_slice(row);
             ft_w.extend((old..hidden).map(|_| uniform(rng, ft)));
@@ -128,6 +156,7 @@ impl FloatNet {
         Some(FloatNet {
             hidden,
             buckets: self.buckets,
+            king_buckets: self.king_buckets,
             ft_w,
             ft_b,
             out_w,
@@ -159,6 +188,7 @@ impl FloatNet {
         Some(FloatNet {
             hidden: parts.hidden,
             buckets: parts.buckets,
+            king_buckets: parts.king_buckets,
             ft_w: by(&parts.ft_weights, QA),
             ft_b: by(&parts.ft_biases, QA),
             out_w: by(&parts.out_weights, QB),
@@ -170,11 +200,14 @@ impl FloatNet {
         })
     }
 
-    pub(super) fn zeros(hidden: usize, buckets: usize) -> FloatNet {
+    /// A network of `net`'s shape with every weight zero (gradients, Adam's moments).
+    pub(super) fn zeros_like(net: &FloatNet) -> FloatNet {
+        let (hidden, buckets) = (net.hidden, net.buckets);
         FloatNet {
             hidden,
             buckets,
-            ft_w: vec![0.0; INPUTS * hidden],
+            king_buckets: net.king_buckets,
+            ft_w: vec![0.0; net.king_buckets.inputs() * hidden],
             ft_b: vec![0.0; hidden],
             out_w: vec![0.0; buckets * 2 * hidden],
             out_b: vec![0.0; buckets],
@@ -236,6 +269,7 @@ impl FloatNet {
         NetworkParts {
             hidden: self.hidden,
             buckets: self.buckets,
+            king_buckets: self.king_buckets,
             qa: QA,
             qb: QB,
             scale: SCALE,
@@ -294,7 +328,7 @@ mod tests {
 
     #[test]
     fn quantised_network_agrees_with_float() {
-        let mut net = FloatNet::random(32, 1, &mut Rng::new(7));
+        let mut net = FloatNet::random(32, 1, KingBuckets::NONE, &mut Rng::new(7));
         // Output weights on the QB grid, so only the feature transformer's rounding and the
         // integer divisions separate the two.
         for w in &mut net.out_w {
@@ -373,7 +407,8 @@ mod tests {
                     qa: QA,
                     qb: QB,
                     scale: SCALE,
-                    ft_weights: vec![0; INPUTS * hidden],
+                    king_buckets: KingBuckets::NONE,
+                    ft_weights: vec![0; chess_nn::INPUTS * hidden],
                     ft_biases: vec![FT_LIMIT as i16; hidden],
                     out_weights: vec![ow as i16; 2 * hidden],
                     out_biases: vec![sign * OUT_BUDGET],
@@ -499,5 +534,60 @@ mod bucket_tests {
         };
         assert_ne!(f(&moved, &start), f(&eight, &start));
         assert_eq!(f(&moved, &king_queen), f(&eight, &king_queen));
+    }
+}
+
+#[cfg(test)]
+mod king_bucket_tests {
+    use chess_nn::Network;
+    use chess_rules::Position;
+
+    use super::*;
+
+    /// Copying the feature weights into every king bucket changes no evaluation, in float
+    /// and once quantised (a version-3 network); a bucket's weights then move only the
+    /// positions whose king stands in it.
+    #[test]
+    fn king_buckets_copied_from_one_set_evaluate_alike() {
+        let parts = Network::clone(&Network::default_network()).into_parts();
+        let one = FloatNet::dequantise(&parts).unwrap();
+        let layout: KingBuckets = "00011222/3".parse().unwrap();
+        let four = one.clone().with_king_buckets(layout).unwrap();
+        assert_eq!(four.ft_w.len(), 4 * one.ft_w.len());
+        assert!(four.clone().with_king_buckets(KingBuckets::NONE).is_none());
+        assert_eq!(four.clone().with_king_buckets(layout), Some(four.clone()));
+        let limit = default_out_limit(parts.hidden);
+        let q1 = Network::from_parts(one.quantise(limit)).unwrap();
+        let q4 = Network::from_parts(four.quantise(limit)).unwrap();
+        assert_eq!(q4.king_buckets(), &layout);
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b - - 0 6",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "2kr4/8/8/8/8/8/8/4K3 w - - 0 1",
+        ];
+        let f = |net: &FloatNet, pos: &Position| {
+            let kb = net.king_buckets;
+            net.forward(
+                &kb.active_features(pos, pos.turn()),
+                &kb.active_features(pos, !pos.turn()),
+            )
+        };
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(f(&one, &pos), f(&four, &pos), "{fen}");
+            assert_eq!(q1.evaluate(&pos), q4.evaluate(&pos), "{fen}");
+        }
+        // Bucket 2 (white's king on f1-h1, black's on f8-h8) moved: only the castled
+        // middlegame (both kings on g-files) changes.
+        let mut moved = four.clone();
+        let (rows, h) = (768, four.hidden);
+        moved.ft_w[2 * rows * h..3 * rows * h]
+            .iter_mut()
+            .for_each(|w| *w += 0.01);
+        let castled = Position::from_fen(fens[1]).unwrap();
+        let start = Position::from_fen(fens[0]).unwrap();
+        assert_ne!(f(&moved, &castled), f(&four, &castled));
+        assert_eq!(f(&moved, &start), f(&four, &start));
     }
 }

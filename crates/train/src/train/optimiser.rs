@@ -2,7 +2,7 @@
 //! over its share of the batch, sparse in the feature rows it touched), then one lazy Adam step
 //! on the weights and the rows the batch touched.
 
-use chess_nn::INPUTS;
+use chess_nn::KingBuckets;
 
 use super::dataset::Dataset;
 use super::model::{FloatNet, output, sigmoid};
@@ -38,10 +38,11 @@ struct GradPart {
 }
 
 impl GradPart {
-    fn new(h: usize, buckets: usize) -> GradPart {
+    fn new(net: &FloatNet) -> GradPart {
+        let h = net.hidden;
         GradPart {
-            grad: FloatNet::zeros(h, buckets),
-            touched: vec![false; INPUTS],
+            grad: FloatNet::zeros_like(net),
+            touched: vec![false; net.king_buckets.inputs()],
             touched_list: Vec::new(),
             acc: vec![0.0; 2 * h],
             loss: 0.0,
@@ -135,20 +136,24 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    pub fn new(hidden: usize, buckets: usize, seed: u64) -> Trainer {
-        Trainer::from_net(FloatNet::random(hidden, buckets, &mut Rng::new(seed)))
+    pub fn new(hidden: usize, buckets: usize, king_buckets: KingBuckets, seed: u64) -> Trainer {
+        Trainer::from_net(FloatNet::random(
+            hidden,
+            buckets,
+            king_buckets,
+            &mut Rng::new(seed),
+        ))
     }
 
     /// Starts from given weights (a network to train further), with fresh Adam moments.
     pub fn from_net(net: FloatNet) -> Trainer {
-        let (hidden, buckets) = (net.hidden, net.buckets);
         Trainer {
-            net,
             adam: Adam {
-                m: FloatNet::zeros(hidden, buckets),
-                v: FloatNet::zeros(hidden, buckets),
+                m: FloatNet::zeros_like(&net),
+                v: FloatNet::zeros_like(&net),
                 step: 0,
             },
+            net,
             epoch: 0,
         }
     }
@@ -167,10 +172,8 @@ impl Trainer {
         threads: usize,
         out_limit: i32,
     ) -> f32 {
-        let h = self.net.hidden;
         let threads = threads.max(1);
-        let buckets = self.net.buckets;
-        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(h, buckets)).collect();
+        let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(&self.net)).collect();
         let mut total = 0.0f64;
         for chunk in order.chunks(batch.max(1)) {
             let scale = 1.0 / chunk.len() as f32;
@@ -298,7 +301,7 @@ mod tests {
         let (_, val) = set.split(0.5);
         assert!((400..600).contains(&val.len()), "{}", val.len());
         // The loss without training matches what an epoch starts from.
-        let t = Trainer::new(32, 1, 3);
+        let t = Trainer::new(32, 1, KingBuckets::NONE, 3);
         let all: Vec<u32> = (0..1000).collect();
         let l = t.loss(&set, &all);
         let mut copy = t.clone();
@@ -310,7 +313,7 @@ mod tests {
     fn threads_share_a_batch_and_agree_with_one_thread() {
         let set = toy_set(2000);
         let order: Vec<u32> = (0..set.len() as u32).collect();
-        let mut one = Trainer::new(32, 4, 3);
+        let mut one = Trainer::new(32, 4, KingBuckets::NONE, 3);
         let mut two = one.clone();
         let mut losses = Vec::new();
         for _ in 0..4 {
