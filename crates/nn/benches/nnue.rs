@@ -8,7 +8,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use chess_nn::{Accumulator, BatchEvaluator, CpuBatch, FeatureBatch, MoveDelta, Network};
+use chess_nn::{
+    Accumulator, BatchEvaluator, CpuBatch, FeatureBatch, MoveDelta, Network, RefreshCache,
+};
 use chess_rules::{Move, Position};
 
 const POSITIONS: usize = 16_384;
@@ -141,10 +143,11 @@ fn main() {
         Network::from_parts(parts).expect("a valid network")
     };
     let mut crossings = 0;
-    let kb_walk = |crossings: &mut usize| {
+    let kb_walk = |crossings: &mut usize, cached: bool| {
         let mut sum = 0i64;
         let mut acc = Accumulator::new(&kb_net);
         let mut next = acc.clone();
+        let mut cache = RefreshCache::new(&kb_net);
         for (start, moves) in &games {
             let mut pos = start.clone();
             acc.refresh(&kb_net, &pos);
@@ -153,7 +156,11 @@ fn main() {
                 pos.play_unchecked(m);
                 if delta.changes_king_bucket(kb_net.king_buckets()) {
                     *crossings += 1;
-                    next.update_or_refresh(&kb_net, &acc, &delta, &pos);
+                    if cached {
+                        cache.update(&kb_net, &mut next, &acc, &delta, &pos);
+                    } else {
+                        next.update_or_refresh(&kb_net, &acc, &delta, &pos);
+                    }
                 } else {
                     next.update_from(&kb_net, &acc, &delta);
                 }
@@ -163,8 +170,10 @@ fn main() {
         }
         sum
     };
-    let d = best_of(rounds, expected, || kb_walk(&mut crossings));
+    let d = best_of(rounds, expected, || kb_walk(&mut crossings, false));
     report("incremental, 4 king buckets", POSITIONS, d);
+    let d = best_of(rounds, expected, || kb_walk(&mut 0, true));
+    report("  the same with a refresh cache", POSITIONS, d);
     println!(
         "  ({} of the {POSITIONS} moves take a king into another bucket)",
         crossings / rounds

@@ -277,6 +277,20 @@ impl Accumulator {
         self.pieces = n as u8;
     }
 
+    /// Sets perspective `p` by `fill` (in the king bucket starting at feature `offset`) and
+    /// the piece count to `pieces` (the refresh cache's answer).
+    pub(crate) fn set_perspective_with(
+        &mut self,
+        p: Color,
+        offset: u16,
+        pieces: u8,
+        fill: impl FnOnce(&mut [i16]),
+    ) {
+        fill(self.perspective_mut(p));
+        self.offsets[p as usize] = offset;
+        self.pieces = pieces;
+    }
+
     /// Pieces on the board, kings included (what [`Network::bucket`] takes).
     #[inline]
     pub fn pieces(&self) -> usize {
@@ -406,7 +420,7 @@ impl Accumulator {
 
     /// Perspective `p` of `self` set to `parent`'s changed by `delta` (in `parent`'s king
     /// bucket), and the piece count to `parent`'s changed by it.
-    fn update_perspective(
+    pub(crate) fn update_perspective(
         &mut self,
         net: &Network,
         parent: &Accumulator,

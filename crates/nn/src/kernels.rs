@@ -98,6 +98,55 @@ fn accumulate_by<const N: usize>(
     }
 }
 
+/// `out = start + sum of the rows of `adds` - sum of the rows of `subs``: a refresh from an
+/// accumulator computed before (the refresh cache's step), chunk-major like [`accumulate`].
+#[inline(always)]
+pub(crate) fn accumulate_diff(
+    out: &mut [i16],
+    start: &[i16],
+    weights: &[i16],
+    hidden: usize,
+    adds: &[u16],
+    subs: &[u16],
+) {
+    if hidden.is_multiple_of(WIDE) {
+        accumulate_diff_by::<WIDE>(out, start, weights, hidden, adds, subs);
+    } else {
+        accumulate_diff_by::<CHUNK>(out, start, weights, hidden, adds, subs);
+    }
+}
+
+#[inline(always)]
+fn accumulate_diff_by<const N: usize>(
+    out: &mut [i16],
+    start: &[i16],
+    weights: &[i16],
+    hidden: usize,
+    adds: &[u16],
+    subs: &[u16],
+) {
+    let outs = out.as_chunks_mut::<N>().0;
+    let starts = start.as_chunks::<N>().0;
+    for (j, (o, b)) in outs.iter_mut().zip(starts).enumerate() {
+        let mut v = *b;
+        for &f in adds {
+            let at = usize::from(f) * hidden + j * N;
+            let r: [i16; N] = weights[at..at + N].try_into().unwrap();
+            for i in 0..N {
+                v[i] = v[i].wrapping_add(r[i]);
+            }
+        }
+        for &f in subs {
+            let at = usize::from(f) * hidden + j * N;
+            let r: [i16; N] = weights[at..at + N].try_into().unwrap();
+            for i in 0..N {
+                v[i] = v[i].wrapping_sub(r[i]);
+            }
+        }
+        *o = v;
+    }
+}
+
 /// `acc -= row`, wrapping.
 #[inline(always)]
 pub(crate) fn sub_row(acc: &mut [i16], row: &[i16]) {

@@ -43,6 +43,7 @@ mod inference;
 mod kernels;
 mod king_buckets;
 mod network;
+mod refresh_cache;
 #[allow(unsafe_code)] // calls into the AVX2/AVX-512 copies of the kernels: see its SAFETY lines
 mod simd;
 
@@ -56,6 +57,7 @@ pub use network::{
     DEFAULT_NETWORK_BYTES, DEFAULT_NETWORK_FILE, MAX_QUANT, Network, NetworkParts, output_bucket,
     output_ratio,
 };
+pub use refresh_cache::RefreshCache;
 pub use simd::Simd;
 
 /// Inputs per perspective: 2 colours x 6 roles x 64 squares.

@@ -141,6 +141,7 @@ multiversion! {
     fn add_row(acc: &mut [i16], row: &[i16]);
     fn sub_row(acc: &mut [i16], row: &[i16]);
     fn accumulate(out: &mut [i16], biases: &[i16], weights: &[i16], hidden: usize, features: &[u16]);
+    fn accumulate_diff(out: &mut [i16], start: &[i16], weights: &[i16], hidden: usize, adds: &[u16], subs: &[u16]);
     fn copy_update(out: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]);
     fn screlu_sum(acc: &[i16], w: &[i16], qa: i16, small_weights: bool) -> i32;
 }
@@ -194,6 +195,9 @@ mod tests {
             copy_update(simd, &mut c, &src, &adds[..1], &subs[..1]);
             let mut d = vec![0; hidden];
             copy_update(simd, &mut d, &src, &adds, &subs);
+            let mut e = vec![0; hidden];
+            accumulate_diff(simd, &mut e, &src, &weights, hidden, &features, &[3, 39]);
+            d.extend_from_slice(&e);
             let s = (
                 screlu_sum(simd, &acc, &w, 255, true),
                 screlu_sum(simd, &acc, &w, 255, false),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use chess_nn::{
     Accumulator, BackendError, BatchEvaluator, CpuBatch, FeatureBatch, MoveDelta, Network,
+    RefreshCache,
 };
 use chess_rules::{Move, Position};
 use common::{Rng, START_FENS, busy_king_buckets, playout, random_bucketed, random_network};
@@ -53,6 +54,8 @@ fn incremental_updates_equal_a_refresh_after_every_move() {
     let (mut castles, mut en_passants, mut promotions, mut captures) = (0, 0, 0, 0);
     let mut crossings = 0;
     for (name, net) in networks() {
+        // One cache for all the network's games: its buckets hold boards of other games.
+        let mut cache = RefreshCache::new(&net);
         for fen in START_FENS {
             let start = Position::from_fen(fen).unwrap();
             for _ in 0..4 {
@@ -60,6 +63,8 @@ fn incremental_updates_equal_a_refresh_after_every_move() {
                 let mut inplace = Accumulator::from_position(&net, &start);
                 let mut stacked = inplace.clone();
                 let mut next = inplace.clone();
+                let mut cached = inplace.clone();
+                let mut cached_next = inplace.clone();
                 for (before, m) in &game {
                     let after = before.play(*m).unwrap();
                     castles += usize::from(m.is_castle());
@@ -73,14 +78,18 @@ fn incremental_updates_equal_a_refresh_after_every_move() {
                         // What the search does: the mover's perspective from the board.
                         crossings += 1;
                         next.update_or_refresh(&net, &stacked, &delta, &after);
+                        cache.update(&net, &mut cached_next, &cached, &delta, &after);
                     } else {
                         next.update_from(&net, &stacked, &delta);
+                        cached_next.update_from(&net, &cached, &delta);
                     }
                     std::mem::swap(&mut stacked, &mut next);
+                    std::mem::swap(&mut cached, &mut cached_next);
 
                     let fresh = Accumulator::from_position(&net, &after);
                     assert_eq!(inplace, fresh, "{name}: {} then {m}", before.fen());
                     assert_eq!(stacked, fresh, "{name}: {} then {m}", before.fen());
+                    assert_eq!(cached, fresh, "{name}: {} then {m}", before.fen());
                     assert_eq!(
                         net.evaluate_accumulator(&inplace, after.turn()),
                         net.evaluate(&after),

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use chess_nn::{Accumulator, MoveDelta, Network, NetworkError};
+use chess_nn::{Accumulator, MoveDelta, Network, NetworkError, RefreshCache};
 use chess_rules::{Move, Position};
 
 use crate::eval::{Evaluator, HandEval};
@@ -40,7 +40,8 @@ struct Entry {
 /// Incremental (the default): the search's hooks push and pop an accumulator entry per move;
 /// an entry is computed from its parent only when its position is evaluated, so moves cut
 /// off before their static evaluation cost nothing. A move that takes a king into another
-/// king bucket (networks with king buckets) refreshes its entry at once instead. An evaluation of a position that is not
+/// king bucket (networks with king buckets) computes its entry at once instead, that side's
+/// accumulator through a [`RefreshCache`]. An evaluation of a position that is not
 /// the one on top of the stack (checked by Zobrist key) falls back to a full refresh, so the
 /// answer is always right. [`NnueEval::full_refresh`] ignores the hooks and refreshes every
 /// time: slower, the same numbers.
@@ -61,6 +62,9 @@ pub struct NnueEval {
     /// Live entries: `stack[..len]`.
     len: usize,
     scratch: Accumulator,
+    /// With king buckets: each side's last accumulator per bucket, for the moves that take a
+    /// king into another bucket.
+    cache: Option<RefreshCache>,
     stats: Option<Arc<NnueStats>>,
 }
 
@@ -79,6 +83,7 @@ impl NnueEval {
     pub fn new(net: Arc<Network>) -> NnueEval {
         NnueEval {
             scratch: Accumulator::new(&net),
+            cache: (net.king_buckets().count() > 1).then(|| RefreshCache::new(&net)),
             net,
             incremental: true,
             stack: Vec::new(),
@@ -212,10 +217,14 @@ impl Evaluator for NnueEval {
             self.materialise(self.len - 2);
             let top = self.len - 1;
             let (below, above) = self.stack.split_at_mut(top);
-            above[0]
-                .acc
-                .update_or_refresh(&self.net, &below[top - 1].acc, &delta, after);
-            above[0].computed = true;
+            let (parent, entry) = (&below[top - 1].acc, &mut above[0]);
+            match &mut self.cache {
+                Some(cache) => cache.update(&self.net, &mut entry.acc, parent, &delta, after),
+                None => entry
+                    .acc
+                    .update_or_refresh(&self.net, parent, &delta, after),
+            }
+            entry.computed = true;
         }
     }
 
