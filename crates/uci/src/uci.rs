@@ -580,13 +580,13 @@ mod tests {
             "{text}"
         );
         let path = std::env::temp_dir().join(format!("chess-uci-bad-{}.nnue", std::process::id()));
-        std::fs::write(&path, b"CHNN\x03\0\0\0 not a network at all, really not").unwrap();
+        std::fs::write(&path, b"CHNN\x04\0\0\0 not a network at all, really not").unwrap();
         uci.handle(&format!("setoption name EvalFile value {}", path.display()));
         let text = buf.take();
         std::fs::remove_file(&path).unwrap();
         assert!(
             text.contains(
-                "(network format version 3 is not supported: this build reads versions 1 to 2)"
+                "(network format version 4 is not supported: this build reads versions 1 to 3)"
             ),
             "{text}"
         );
