@@ -408,19 +408,34 @@ impl Accumulator {
         delta: &MoveDelta,
         after: &Position,
     ) {
+        self.update_with(net, parent, delta, |acc, p| {
+            acc.refresh_perspective(net, after, p);
+        });
+    }
+
+    /// [`Accumulator::update_from`] for each perspective but that of a king the move takes
+    /// into another bucket, which `refresh` computes.
+    pub(crate) fn update_with(
+        &mut self,
+        net: &Network,
+        parent: &Accumulator,
+        delta: &MoveDelta,
+        refresh: impl FnOnce(&mut Accumulator, Color),
+    ) {
         let moved = delta.king_bucket_change(net.king_buckets());
         for p in Color::ALL {
-            if moved == Some(p) {
-                self.refresh_perspective(net, after, p);
-            } else {
+            if moved != Some(p) {
                 self.update_perspective(net, parent, delta, p);
             }
+        }
+        if let Some(p) = moved {
+            refresh(self, p);
         }
     }
 
     /// Perspective `p` of `self` set to `parent`'s changed by `delta` (in `parent`'s king
     /// bucket), and the piece count to `parent`'s changed by it.
-    pub(crate) fn update_perspective(
+    fn update_perspective(
         &mut self,
         net: &Network,
         parent: &Accumulator,

@@ -55,9 +55,8 @@ pub(crate) fn add_row(acc: &mut [i16], row: &[i16]) {
 }
 
 /// `out = biases + sum of the rows of `features``, where feature `f`'s row is
-/// `weights[f * hidden..(f + 1) * hidden]`: a refresh. Chunk-major, so each chunk of the sum
-/// stays in registers while the rows are added to it and is stored once; 64 values at a time
-/// where the hidden size allows (fewer loop steps), else 16.
+/// `weights[f * hidden..(f + 1) * hidden]`: a refresh ([`accumulate_diff`] with nothing to
+/// take away).
 #[inline(always)]
 pub(crate) fn accumulate(
     out: &mut [i16],
@@ -66,40 +65,15 @@ pub(crate) fn accumulate(
     hidden: usize,
     features: &[u16],
 ) {
-    if hidden.is_multiple_of(WIDE) {
-        accumulate_by::<WIDE>(out, biases, weights, hidden, features);
-    } else {
-        accumulate_by::<CHUNK>(out, biases, weights, hidden, features);
-    }
+    accumulate_diff(out, biases, weights, hidden, features, &[]);
 }
 
 const WIDE: usize = 64;
 
-#[inline(always)]
-fn accumulate_by<const N: usize>(
-    out: &mut [i16],
-    biases: &[i16],
-    weights: &[i16],
-    hidden: usize,
-    features: &[u16],
-) {
-    let outs = out.as_chunks_mut::<N>().0;
-    let biases = biases.as_chunks::<N>().0;
-    for (j, (o, b)) in outs.iter_mut().zip(biases).enumerate() {
-        let mut v = *b;
-        for &f in features {
-            let at = usize::from(f) * hidden + j * N;
-            let r: [i16; N] = weights[at..at + N].try_into().unwrap();
-            for i in 0..N {
-                v[i] = v[i].wrapping_add(r[i]);
-            }
-        }
-        *o = v;
-    }
-}
-
-/// `out = start + sum of the rows of `adds` - sum of the rows of `subs``: a refresh from an
-/// accumulator computed before (the refresh cache's step), chunk-major like [`accumulate`].
+/// `out = start + sum of the rows of `adds` - sum of the rows of `subs``: a refresh from the
+/// biases or from an accumulator computed before (the refresh cache's step). Chunk-major, so
+/// each chunk of the sum stays in registers while the rows are added to it and is stored
+/// once; 64 values at a time where the hidden size allows (fewer loop steps), else 16.
 #[inline(always)]
 pub(crate) fn accumulate_diff(
     out: &mut [i16],

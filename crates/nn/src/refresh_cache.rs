@@ -78,14 +78,9 @@ impl RefreshCache {
         delta: &MoveDelta,
         after: &Position,
     ) {
-        let moved = delta.king_bucket_change(net.king_buckets());
-        for p in Color::ALL {
-            if moved == Some(p) {
-                self.refresh(net, acc, after, p);
-            } else {
-                acc.update_perspective(net, parent, delta, p);
-            }
-        }
+        acc.update_with(net, parent, delta, |acc, p| {
+            self.refresh(net, acc, after, p)
+        });
     }
 
     /// Sets `perspective`'s half of `acc` to `pos`'s: the cached accumulator of its king's

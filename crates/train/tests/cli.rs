@@ -329,29 +329,20 @@ fn bad_arguments_give_clear_errors() {
         "{err}"
     );
 
-    let out = bin(&["train", "--data", "x", "--out", "y", "--hidden", "100"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--hidden 100"));
-
-    let out = bin(&[
-        "train",
-        "--data",
-        "x",
-        "--out",
-        "y",
-        "--king-buckets",
-        "0001122x/3",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("'x' in rank 1 is not a bucket (0-9, a-v)"),
-        "{err}"
-    );
-
-    let out = bin(&["train", "--data", "x", "--out", "y", "--buckets", "17"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--buckets 17: must be 1 to 16"));
+    // Placeholder files and one bad setting: a usage error (exit 2) that names it.
+    for (flag, value, want) in [
+        ("--hidden", "100", "--hidden 100"),
+        (
+            "--king-buckets",
+            "0001122x/3",
+            "'x' in rank 1 is not a bucket (0-9, a-v)",
+        ),
+        ("--buckets", "17", "--buckets 17: must be 1 to 16"),
+    ] {
+        let out = bin(&["train", "--data", "x", "--out", "y", flag, value]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(2) && err.contains(want), "{err}");
+    }
 
     for (hidden, limit, max) in [("256", "65", "64"), ("512", "0", "32")] {
         let out = bin(&[
