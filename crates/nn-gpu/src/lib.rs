@@ -12,7 +12,9 @@
 //! [`WORKGROUP_SIZE`] invocations per position:
 //!
 //! 1. the invocations copy the position's active features (at most 32 per perspective) into
-//!    workgroup memory;
+//!    workgroup memory; the indices are the CPU's, already in the perspective's king bucket
+//!    for a network with king buckets (the shader only bounds them by the network's `768 K`
+//!    inputs, and the batch must be in the network's layout);
 //! 2. each invocation takes a share of the neuron pairs: the i16 weights are packed two per
 //!    u32 (neuron 2k in the low half of word k of a feature row), so one coalesced load feeds
 //!    two neurons. It sums bias and rows exactly in i32, wraps to i16 (the CPU's wrapping i16
