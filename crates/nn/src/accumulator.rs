@@ -368,20 +368,11 @@ impl Accumulator {
     /// position after it when a king changes bucket.
     pub fn play(&mut self, net: &Network, before: &Position, m: Move) {
         let delta = MoveDelta::new(before, m);
-        if let Some(side) = delta.king_bucket_change(net.king_buckets())
+        if delta.changes_king_bucket(net.king_buckets())
             && let Ok(after) = before.play(m)
         {
-            // The other side's perspective in place, then this side's from the board.
-            let other = !side;
-            for &p in delta.removed() {
-                let row = self.row(p, other);
-                simd::sub_row(net.simd(), self.perspective_mut(other), net.ft_row(row));
-            }
-            for &p in delta.added() {
-                let row = self.row(p, other);
-                simd::add_row(net.simd(), self.perspective_mut(other), net.ft_row(row));
-            }
-            self.refresh_perspective(net, &after, side);
+            let parent = self.clone();
+            self.update_or_refresh(net, &parent, &delta, &after);
         } else {
             self.apply(net, &delta);
         }

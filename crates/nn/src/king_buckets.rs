@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use chess_rules::{Color, Position, Role, Square};
+use chess_rules::{Color, Position, Square};
 
 use crate::error::FeatureError;
 use crate::{INPUTS, MAX_KING_BUCKETS};
@@ -103,17 +103,13 @@ impl KingBuckets {
         (self.bucket(perspective, king) * INPUTS) as u16
     }
 
-    /// The offset `perspective` uses in `pos` (0 without a king, which no legal position
-    /// lacks).
+    /// The offset `perspective` uses in `pos`.
     #[inline]
     pub fn offset_in(&self, pos: &Position, perspective: Color) -> u16 {
         if self.count == 1 {
             return 0;
         }
-        pos.pieces(perspective, Role::King)
-            .into_iter()
-            .next()
-            .map_or(0, |k| self.offset(perspective, k))
+        self.offset(perspective, pos.king_of(perspective))
     }
 
     /// Whether `perspective`'s king going from `from` to `to` changes its bucket (so its

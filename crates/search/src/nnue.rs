@@ -62,9 +62,9 @@ pub struct NnueEval {
     /// Live entries: `stack[..len]`.
     len: usize,
     scratch: Accumulator,
-    /// With king buckets: each side's last accumulator per bucket, for the moves that take a
-    /// king into another bucket.
-    cache: Option<RefreshCache>,
+    /// Each side's last accumulator per king bucket, for the moves that take a king into
+    /// another bucket (never used by a network without king buckets).
+    cache: RefreshCache,
     stats: Option<Arc<NnueStats>>,
 }
 
@@ -83,7 +83,7 @@ impl NnueEval {
     pub fn new(net: Arc<Network>) -> NnueEval {
         NnueEval {
             scratch: Accumulator::new(&net),
-            cache: (net.king_buckets().count() > 1).then(|| RefreshCache::new(&net)),
+            cache: RefreshCache::new(&net),
             net,
             incremental: true,
             stack: Vec::new(),
@@ -218,12 +218,8 @@ impl Evaluator for NnueEval {
             let top = self.len - 1;
             let (below, above) = self.stack.split_at_mut(top);
             let (parent, entry) = (&below[top - 1].acc, &mut above[0]);
-            match &mut self.cache {
-                Some(cache) => cache.update(&self.net, &mut entry.acc, parent, &delta, after),
-                None => entry
-                    .acc
-                    .update_or_refresh(&self.net, parent, &delta, after),
-            }
+            self.cache
+                .update(&self.net, &mut entry.acc, parent, &delta, after);
             entry.computed = true;
         }
     }

@@ -7,7 +7,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 
 use chess_nn::{INPUTS, KingBuckets};
-use chess_rules::{Color, Position, Role, Square};
+use chess_rules::{Color, Position, Square};
 
 use super::model::{SCALE, sigmoid};
 use crate::Error;
@@ -83,12 +83,8 @@ fn mirror_feature(f: u16, offset: u16) -> u16 {
 
 /// The first feature index of `perspective`'s king bucket in `pos` mirrored left to right.
 fn mirrored_offset(layout: &KingBuckets, pos: &Position, perspective: Color) -> u16 {
-    pos.pieces(perspective, Role::King)
-        .into_iter()
-        .next()
-        .map_or(0, |k| {
-            layout.offset(perspective, Square::new(k.index() as u32 ^ 7))
-        })
+    let king = pos.king_of(perspective);
+    layout.offset(perspective, Square::new(king.index() as u32 ^ 7))
 }
 
 /// The identity of a position as the network sees it: the board and the side to move (the
