@@ -28,6 +28,7 @@ mod auth;
 mod coalesce;
 mod config;
 mod engine_move;
+mod health;
 mod layers;
 mod make_move;
 mod passthrough;
@@ -54,6 +55,7 @@ use tonic::service::Routes;
 pub use config::{AuthMode, BackendCompression, ConfigError, GatewayConfig};
 
 use crate::config::Auth;
+use crate::health::BackendHealth;
 use crate::layers::{CorsLayer, OversizeLayer};
 use crate::passthrough::Forwarding;
 use crate::services::Gateway;
@@ -116,11 +118,7 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
     let info = generated!(GatewayServiceServer);
 
     let analysis_available = gateway.search().is_configured();
-    let (serving, not_serving): (&[&str], &[&str]) = if analysis_available {
-        (&[RULES, GAMES, GATEWAY, ANALYSIS], &[])
-    } else {
-        (&[RULES, GAMES, GATEWAY], &[ANALYSIS])
-    };
+    let health = BackendHealth::at_start(gateway.rules(), gateway.search());
     // The web app's address is bound first, so that a taken port stops the start-up before
     // the gateway announces itself.
     let web_bound = match settings.web_listen {
@@ -131,8 +129,8 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         service: SERVICE_NAME,
         listen: settings.listen,
         metrics_listen: settings.metrics_listen,
-        serving,
-        not_serving,
+        serving: &health.serving,
+        not_serving: &health.not_serving,
         connections: settings.connections,
     };
     // Startup::serve_with: the gateway builds its own two routers (gRPC-Web, CORS, the
@@ -207,7 +205,13 @@ pub async fn run(config: GatewayConfig, shutdown: Shutdown) -> Result<(), Error>
         }
     };
     startup
-        .serve_with(server, |_| {}, &metrics, &shutdown, settings.grace)
+        .serve_with(
+            server,
+            |reporter| health.follow(reporter, &shutdown),
+            &metrics,
+            &shutdown,
+            settings.grace,
+        )
         .await?;
     Ok(())
 }

@@ -52,8 +52,18 @@ impl ReplicaPool {
             by: None,
             after_maybe_received: false,
         };
+        let candidates = match self.candidates() {
+            Ok(candidates) => candidates,
+            // No replica known, but names configured: they may resolve by now (a backend
+            // started after the gateway); the call waits for one lookup, not for the next tick.
+            Err(_) if self.has_names() => {
+                self.resolve_on_demand(call.deadline).await;
+                self.candidates().map_err(unanswered)?
+            }
+            Err(status) => return Err(unanswered(status)),
+        };
         let mut failed: Vec<Tried> = Vec::new();
-        for replica in self.candidates().map_err(unanswered)? {
+        for replica in candidates {
             match self
                 .attempt(
                     &replica,

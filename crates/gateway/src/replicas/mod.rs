@@ -1,5 +1,6 @@
 //! The replicas of one backend (the rules service or the search service): fixed addresses,
-//! and names resolved at start and then periodically, one channel per address. Calls go
+//! and names resolved at start and then periodically (every second while one resolves to no
+//! address, and at once for a call that finds no replica known), one channel per address. Calls go
 //! round-robin over the healthy replicas; a replica whose call fails with UNAVAILABLE is
 //! ejected for a backoff that doubles with each failure, and comes back once a health check
 //! passes (so is one on which a call timed out after [`HANG_MIN`] or more while it answered
@@ -24,7 +25,7 @@ mod call;
 mod names;
 mod resolve;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use call::Refused;
 pub(crate) use names::Resolver;
@@ -38,8 +39,11 @@ const EJECT_MAX: Duration = Duration::from_secs(30);
 /// ejects it (a hung or vanished replica, not only one that refuses); a shorter deadline says
 /// too little.
 const HANG_MIN: Duration = Duration::from_secs(1);
-/// How often ejected replicas whose backoff is over are health-checked.
+/// How often ejected replicas whose backoff is over are health-checked, and how often a name
+/// that resolves to no address is looked up again (whatever the resolve interval).
 const PROBE_TICK: Duration = Duration::from_secs(1);
+/// The least time between two lookups made for calls that found no replica known.
+const RESOLVE_AGAIN_MIN: Duration = Duration::from_millis(200);
 
 /// One replica: an address and its channel.
 #[derive(Debug)]
@@ -159,6 +163,11 @@ pub(crate) struct ReplicaPool {
     resolve_every: Option<Duration>,
     resolver: Resolver,
     stats: PoolStats,
+    /// How many replicas are known, for those waiting for the first.
+    known: tokio::sync::watch::Sender<usize>,
+    /// When a call that found no replica last had the names looked up; held during the lookup,
+    /// so that such calls wait for one lookup rather than each making its own.
+    on_demand: tokio::sync::Mutex<Option<Instant>>,
 }
 
 impl std::fmt::Debug for ReplicaPool {
@@ -227,6 +236,8 @@ impl ReplicaPool {
             resolve_every,
             resolver,
             stats,
+            known: tokio::sync::watch::Sender::new(0),
+            on_demand: tokio::sync::Mutex::new(None),
         };
         pool.rebuild(&mut pool.write());
         pool
@@ -264,7 +275,17 @@ impl ReplicaPool {
         self.read().replicas.clone()
     }
 
+    /// Returns once at least one replica is known (at once for fixed addresses; for names,
+    /// once one resolves to an address).
+    pub async fn first_replica(&self) {
+        let mut known = self.known.subscribe();
+        // The sender lives as long as the pool, so the wait ends only with a replica.
+        let _ = known.wait_for(|n| *n > 0).await;
+    }
+
     fn publish(&self, replicas: &[Arc<Replica>]) {
+        self.known
+            .send_if_modified(|n| std::mem::replace(n, replicas.len()) != replicas.len());
         let healthy = replicas.iter().filter(|r| r.is_healthy()).count();
         self.stats
             .replicas
@@ -302,13 +323,10 @@ impl ReplicaPool {
                 })
                 .collect();
             return Err(Status::unavailable(format!(
-                "no {} replica is known: {} resolved to no address{}",
+                "no {} replica is known: {} resolved to no address; looked up again every \
+                 second until it does",
                 self.service.name,
                 names.join(", "),
-                match self.resolve_every {
-                    Some(every) => format!("; resolving again every {} s", every.as_secs()),
-                    None => String::new(),
-                }
             )));
         }
         let n = replicas.len();
@@ -411,14 +429,16 @@ impl ReplicaPool {
     }
 
     /// Runs until `shutdown`: health checks of ejected replicas every second and, when names
-    /// are configured with an interval, their periodic resolution.
+    /// are configured with an interval, their periodic resolution; a name that resolves to no
+    /// address is looked up every second until it does.
     pub fn spawn_maintenance(self: &Arc<Self>, shutdown: Shutdown) {
         if self.targets.is_empty() {
             return;
         }
         let pool = self.clone();
         tokio::spawn(async move {
-            let resolve_every = pool.resolve_every.filter(|_| pool.has_names());
+            let has_names = pool.has_names();
+            let resolve_every = pool.resolve_every.filter(|_| has_names);
             let mut next_resolve = resolve_every.map(|every| tokio::time::Instant::now() + every);
             loop {
                 tokio::select! {
@@ -426,11 +446,13 @@ impl ReplicaPool {
                     () = tokio::time::sleep(PROBE_TICK) => {}
                 }
                 pool.probe_due().await;
-                if let (Some(every), Some(at)) = (resolve_every, next_resolve)
-                    && tokio::time::Instant::now() >= at
-                {
+                let due = next_resolve.is_some_and(|at| tokio::time::Instant::now() >= at);
+                // A name with no address yet (its pods still starting, or its DNS entry not
+                // there yet) is looked up again every tick, so its replicas join within a
+                // second of appearing rather than at the next interval.
+                if due || (has_names && !pool.unresolved().is_empty()) {
                     pool.resolve().await;
-                    next_resolve = Some(tokio::time::Instant::now() + every);
+                    next_resolve = resolve_every.map(|every| tokio::time::Instant::now() + every);
                 }
             }
         });

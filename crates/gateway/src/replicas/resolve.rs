@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use http::Uri;
 
 use super::names::{RESOLVE_TIMEOUT, backend_for, fixed_addr};
-use super::{Replica, ReplicaPool, State};
+use super::{RESOLVE_AGAIN_MIN, Replica, ReplicaPool, State};
 use crate::config::Target;
 use crate::upstream::UpstreamChannel;
 
@@ -137,6 +138,28 @@ impl ReplicaPool {
         }
         if changed {
             self.rebuild(&mut state);
+        }
+    }
+
+    /// For a call that found no replica known: looks the names up now, within `deadline`.
+    /// Calls that arrive meanwhile wait for that one lookup, and a call within
+    /// [`RESOLVE_AGAIN_MIN`] of the last one makes none, so a burst of calls while DNS has
+    /// nothing costs one lookup per name, not one per call.
+    pub(super) async fn resolve_on_demand(&self, deadline: Option<Instant>) {
+        let lookup = async {
+            let mut last = self.on_demand.lock().await;
+            if last.is_some_and(|at| at.elapsed() < RESOLVE_AGAIN_MIN) {
+                return;
+            }
+            self.resolve().await;
+            *last = Some(Instant::now());
+        };
+        match deadline {
+            Some(deadline) => {
+                // Past the deadline the call fails as it would have without the lookup.
+                let _ = tokio::time::timeout_at(deadline.into(), lookup).await;
+            }
+            None => lookup.await,
         }
     }
 }

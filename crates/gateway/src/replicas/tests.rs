@@ -2,6 +2,7 @@
 //! second replica.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tonic::Code;
 
@@ -21,9 +22,9 @@ fn addr(text: &str) -> SocketAddr {
 }
 
 /// A resolver answering from a table the test changes.
-type DnsTable = Arc<Mutex<HashMap<String, Vec<SocketAddr>>>>;
+pub(crate) type DnsTable = Arc<Mutex<HashMap<String, Vec<SocketAddr>>>>;
 
-fn fake_dns() -> (Resolver, DnsTable) {
+pub(crate) fn fake_dns() -> (Resolver, DnsTable) {
     let table: DnsTable = Arc::default();
     let t = table.clone();
     let resolver: Resolver = Arc::new(move |host: String, _port: u16| {
@@ -182,7 +183,7 @@ async fn nothing_configured_or_resolved_is_unavailable_with_a_reason() {
     let e = pool.candidates().unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unavailable);
     assert!(
-        e.message().contains("dns:///search:1") && e.message().contains("every 5 s"),
+        e.message().contains("dns:///search:1") && e.message().contains("every second"),
         "{e:?}"
     );
 }
@@ -412,4 +413,97 @@ async fn a_retry_that_cannot_finish_ends_unavailable_before_the_deadline() {
             .encode()
             .contains("chess_gateway_rules_retries_total{service=\"test\"} 1")
     );
+}
+
+/// A resolver answering from a table, counting its lookups.
+fn counting_dns() -> (Resolver, DnsTable, Arc<AtomicUsize>) {
+    let (inner, table) = fake_dns();
+    let lookups = Arc::new(AtomicUsize::new(0));
+    let counted = lookups.clone();
+    let resolver: Resolver = Arc::new(move |host: String, port: u16| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        inner(host, port)
+    });
+    (resolver, table, lookups)
+}
+
+#[tokio::test]
+async fn a_call_that_finds_no_replica_looks_the_name_up_at_once() {
+    let live = live_server().await;
+    let (resolver, dns, lookups) = counting_dns();
+    let metrics = Metrics::new("test");
+    // An interval far beyond the test: only the call itself can make the lookup.
+    let pool = ReplicaPool::with_resolver(
+        RULES,
+        &[name("rules", live.port())],
+        Some(Duration::from_secs(3600)),
+        &metrics,
+        resolver,
+    );
+    pool.resolve().await;
+    assert!(pool.replicas().is_empty());
+    let e = health_call(&pool, Retry::Safe).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unavailable);
+    assert!(
+        e.message().contains("dns:///rules:")
+            && e.message().contains("no such name")
+            && e.message().contains("looked up again every second"),
+        "{e:?}"
+    );
+    // The backend's name appears (its pod started after the gateway): the next call finds it
+    // without waiting for the interval.
+    dns.lock().unwrap().insert("rules".into(), vec![live]);
+    tokio::time::sleep(RESOLVE_AGAIN_MIN).await;
+    assert_eq!(health_call(&pool, Retry::Safe).await.unwrap(), live);
+    assert_eq!(addrs(&pool), [live]);
+    assert_eq!(lookups.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn calls_that_find_no_replica_share_one_lookup() {
+    let (resolver, _dns, lookups) = counting_dns();
+    let metrics = Metrics::new("test");
+    let pool =
+        ReplicaPool::with_resolver(SEARCH, &[name("search", 50053)], None, &metrics, resolver);
+    let calls = (0..50).map(|_| health_call_within(&pool, Retry::Safe, Duration::from_secs(5)));
+    let answers = futures::future::join_all(calls).await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.as_ref().is_err_and(|e| e.code() == Code::Unavailable)),
+        "{answers:?}"
+    );
+    assert_eq!(lookups.load(Ordering::SeqCst), 1, "one lookup for 50 calls");
+}
+
+#[tokio::test]
+async fn a_name_without_an_address_is_looked_up_every_second_and_wakes_the_waiters() {
+    let (resolver, dns, _) = counting_dns();
+    let metrics = Metrics::new("test");
+    let pool = Arc::new(ReplicaPool::with_resolver(
+        SEARCH,
+        &[name("search", 50053)],
+        Some(Duration::from_secs(3600)),
+        &metrics,
+        resolver,
+    ));
+    pool.resolve().await;
+    let shutdown = Shutdown::new();
+    pool.spawn_maintenance(shutdown.clone());
+    let waiting = tokio::spawn({
+        let pool = pool.clone();
+        async move { pool.first_replica().await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "no replica yet");
+    dns.lock()
+        .unwrap()
+        .insert("search".into(), vec![addr("10.0.1.1:50053")]);
+    // The maintenance tick (1 s) finds it long before the interval (an hour).
+    tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the replica joins within a tick or two")
+        .unwrap();
+    assert_eq!(addrs(&pool), [addr("10.0.1.1:50053")]);
+    shutdown.trigger();
 }
