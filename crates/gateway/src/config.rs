@@ -63,7 +63,8 @@ pub struct GatewayConfig {
     pub rules_addr: Vec<String>,
 
     /// How often the names among --rules-addr are resolved again, in seconds; 0 resolves them
-    /// only at start.
+    /// only at start. A name that resolves to no address is looked up every second until it
+    /// does, whatever this says (and at once for a call that finds no replica).
     #[arg(
         long,
         env = "CHESS_GATEWAY_RULES_RESOLVE_INTERVAL_SECS",
@@ -80,7 +81,9 @@ pub struct GatewayConfig {
     pub search_addr: Vec<String>,
 
     /// How often the names among --search-addr are resolved again, in seconds (added and
-    /// removed addresses become and stop being replicas); 0 resolves them only at start.
+    /// removed addresses become and stop being replicas); 0 resolves them only at start. A
+    /// name that resolves to no address is looked up every second until it does, whatever this
+    /// says (and at once for a call that finds no replica).
     #[arg(
         long,
         env = "CHESS_GATEWAY_SEARCH_RESOLVE_INTERVAL_SECS",
