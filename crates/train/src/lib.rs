@@ -8,11 +8,14 @@
 //!   file ([`data`]), appended game by game and resumed on restart.
 //! * [`train`]: float training of the exact `chess-nn` shape, sparse in the inputs, Adam,
 //!   target a mix of score and result; checkpoints each epoch; quantised into a network file.
+//! * [`rescale`]: a network's evaluation scale matched to another's (the search's margins are
+//!   tuned on the default network's), by the file's `SCALE` alone.
 
 #![forbid(unsafe_code)]
 
 pub mod data;
 pub mod datagen;
+pub mod rescale;
 pub mod rng;
 pub mod train;
 

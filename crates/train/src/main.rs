@@ -1,10 +1,12 @@
-//! `chess-train datagen ...` and `chess-train train ...`; see the crate documentation.
+//! `chess-train datagen ...`, `chess-train train ...` and `chess-train rescale ...`; see the
+//! crate documentation.
 
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
 use chess_train::datagen::{self, DatagenConfig};
+use chess_train::rescale::{self, RescaleConfig};
 use chess_train::train::{self, TrainConfig};
 use clap::{Parser, Subcommand};
 
@@ -24,6 +26,9 @@ enum Command {
     Datagen(DatagenConfig),
     /// Train a network on data files and write it in the chess-nn format.
     Train(TrainConfig),
+    /// Write a network with its evaluation scale matched to another network's (by the file's
+    /// SCALE alone: the weights stay as they are).
+    Rescale(RescaleConfig),
 }
 
 /// The checks clap's declarations cannot state.
@@ -105,6 +110,18 @@ fn run(cli: Cli) -> Result<(), chess_train::Error> {
                 s.last_loss.map_or("-".into(), |l| format!("{l:.6}")),
                 s.last_validation_loss
                     .map_or("-".into(), |l| format!("{l:.6}"))
+            );
+        }
+        Command::Rescale(cfg) => {
+            let r = rescale::run(&cfg)?;
+            println!(
+                "wrote {} ({}) slope={:.4} compared={} scale={} -> {}",
+                cfg.out.display(),
+                r.file_name,
+                r.slope,
+                r.compared,
+                r.old_scale,
+                r.new_scale
             );
         }
     }

@@ -372,3 +372,61 @@ fn bad_arguments_give_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--games"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rescale_matches_a_network_to_the_default_scale() {
+    let dir = scratch("rescale");
+    let file = dir.join("games.bin");
+    ok(&datagen(&file, 4));
+    // The default network's weights at SCALE 500: evaluations 25 % larger.
+    let mut parts = chess_nn::Network::clone(&chess_nn::Network::default_network()).into_parts();
+    parts.scale = 500;
+    let big = dir.join("big.nnue");
+    let bytes = chess_nn::Network::from_parts(parts).unwrap().to_bytes();
+    std::fs::write(&big, bytes).unwrap();
+    let out = dir.join("matched.nnue");
+    let run = bin(&[
+        "rescale",
+        "--net",
+        big.to_str().unwrap(),
+        "--like",
+        "default",
+        "--data",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    ok(&run);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("scale=500 -> "), "{stdout}");
+    let matched = chess_nn::Network::load(&out).expect("the network loads");
+    assert!(
+        (matched.scale() - 400).abs() <= 4,
+        "scale {} ({stdout})",
+        matched.scale()
+    );
+    let start = Position::startpos();
+    let default = chess_nn::Network::default_network();
+    assert!((matched.evaluate(&start) - default.evaluate(&start)).abs() <= 1);
+
+    // Bad input: a network that does not exist, the hand-written evaluation, too few positions.
+    for (args, expected) in [
+        (vec!["--net", "no-such.nnue"], "no-such.nnue"),
+        (vec!["--net", "hand"], "not a network"),
+        (vec!["--net", "default", "--positions", "5"], "at least 100"),
+    ] {
+        let mut all = vec![
+            "rescale",
+            "--data",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let run = bin(&all);
+        assert!(!run.status.success());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -286,13 +286,11 @@ fn initial_network(
     let had = parts.buckets;
     let net = FloatNet::dequantise(&parts).ok_or_else(|| {
         Error::Usage(format!(
-            "--init {init:?}: made with scales qa {} qb {} scale {}, the trainer uses {} {} {}",
+            "--init {init:?}: made with qa {} qb {}, the trainer uses {} {}",
             parts.qa,
             parts.qb,
-            parts.scale,
             model::QA,
-            model::QB,
-            model::SCALE
+            model::QB
         ))
     })?;
     let net = net.with_buckets(buckets).ok_or_else(|| {

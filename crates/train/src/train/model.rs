@@ -178,24 +178,31 @@ impl FloatNet {
     }
 
     /// The float weights a quantised network stands for (the inverse of [`Self::quantise`]:
-    /// quantising the result gives `parts` back). `None` when the network was made with other
-    /// scales than the trainer's.
+    /// quantising the result gives `parts` back when its `SCALE` is the trainer's). A network
+    /// whose `SCALE` differs (one matched to another's scale by `chess-train rescale`) has
+    /// its output layer multiplied by `SCALE / 400`, so that it evaluates alike (to rounding)
+    /// at the trainer's scale. `None` when the network was made with another QA or QB.
     pub fn dequantise(parts: &NetworkParts) -> Option<FloatNet> {
-        if (parts.qa, parts.qb, parts.scale) != (QA, QB, SCALE) {
+        if (parts.qa, parts.qb) != (QA, QB) || parts.scale < 1 {
             return None;
         }
         let by = |v: &[i16], s: i32| v.iter().map(|&w| f32::from(w) / s as f32).collect();
+        let k = parts.scale as f32 / SCALE as f32;
         Some(FloatNet {
             hidden: parts.hidden,
             buckets: parts.buckets,
             king_buckets: parts.king_buckets,
             ft_w: by(&parts.ft_weights, QA),
             ft_b: by(&parts.ft_biases, QA),
-            out_w: by(&parts.out_weights, QB),
+            out_w: parts
+                .out_weights
+                .iter()
+                .map(|&w| f32::from(w) / QB as f32 * k)
+                .collect(),
             out_b: parts
                 .out_biases
                 .iter()
-                .map(|&b| b as f32 / (QA * QB) as f32)
+                .map(|&b| b as f32 / (QA * QB) as f32 * k)
                 .collect(),
         })
     }
@@ -351,7 +358,12 @@ mod tests {
 
     #[test]
     fn dequantised_network_quantises_back_to_itself() {
-        let parts = Network::clone(&Network::default_network()).into_parts();
+        // At the trainer's scale (the default network's weights; its own file may state a
+        // matched scale, below).
+        let parts = NetworkParts {
+            scale: SCALE,
+            ..Network::clone(&Network::default_network()).into_parts()
+        };
         let net = FloatNet::dequantise(&parts).unwrap();
         let mut clamped = net.clone();
         let limit = default_out_limit(parts.hidden);
@@ -366,6 +378,30 @@ mod tests {
             ..parts
         };
         assert!(FloatNet::dequantise(&other).is_none());
+    }
+
+    #[test]
+    fn a_network_of_another_scale_dequantises_to_the_same_evaluations() {
+        let mut parts = Network::clone(&Network::default_network()).into_parts();
+        parts.scale = 343;
+        let quantised = Network::from_parts(parts.clone()).unwrap();
+        let net = FloatNet::dequantise(&parts).unwrap();
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4",
+            "8/5k2/3p4/1p1Pp2p/pP2Pp1P/P4P1K/8/8 b - - 99 50",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let stm = chess_nn::active_features(&pos, pos.turn());
+            let nstm = chess_nn::active_features(&pos, !pos.turn());
+            let float_cp = net.forward(&stm, &nstm) * SCALE as f32;
+            let int_cp = quantised.evaluate(&pos) as f32;
+            assert!(
+                (float_cp - int_cp).abs() < 2.0,
+                "{fen}: {float_cp} vs {int_cp}"
+            );
+        }
     }
 
     #[test]
