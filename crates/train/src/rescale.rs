@@ -37,8 +37,11 @@ pub struct RescaleConfig {
     #[arg(long, default_value = "default")]
     pub like: String,
     /// Data files (chess-train datagen's format) whose positions are compared.
-    #[arg(long, num_args = 1.., required = true)]
+    #[arg(long, num_args = 1.., required_unless_present = "scale")]
     pub data: Vec<PathBuf>,
+    /// Set this SCALE instead of measuring one (still checked against the output's range).
+    #[arg(long, conflicts_with_all = ["data", "like"])]
+    pub scale: Option<u32>,
     /// How many positions to compare, taken evenly across the files.
     #[arg(long, default_value_t = 100_000)]
     pub positions: usize,
@@ -50,9 +53,10 @@ pub struct RescaleConfig {
 /// What a rescale found and wrote.
 #[derive(Debug)]
 pub struct Rescaled {
-    /// The network's evaluations over the reference's (least squares through the origin).
+    /// The network's evaluations over the reference's (least squares through the origin;
+    /// with `--scale`, the old scale over the new).
     pub slope: f64,
-    /// Positions compared (within [`COMPARE_LIMIT`]).
+    /// Positions compared (within [`COMPARE_LIMIT`]; 0 with `--scale`).
     pub compared: usize,
     pub old_scale: i32,
     pub new_scale: i32,
@@ -79,6 +83,25 @@ pub fn run(cfg: &RescaleConfig) -> Result<Rescaled, Error> {
         )));
     }
     let net = network(&cfg.net, "--net")?;
+    if let Some(scale) = cfg.scale {
+        let old_scale = net.scale();
+        let parts = net.into_parts();
+        let rescaled = with_scale(parts, f64::from(scale))?;
+        if rescaled.scale() != i32::try_from(scale).unwrap_or(i32::MAX) {
+            return Err(Error::Usage(format!(
+                "--scale {scale}: the output would leave i32 for these weights (nearest that \
+                 fits: {})",
+                rescaled.scale()
+            )));
+        }
+        return write(
+            cfg,
+            rescaled,
+            f64::from(old_scale) / f64::from(scale),
+            0,
+            old_scale,
+        );
+    }
     let like = network(&cfg.like, "--like")?;
     let mut positions = Vec::new();
     let files: Vec<data::DataFile> = cfg
@@ -104,9 +127,17 @@ pub fn run(cfg: &RescaleConfig) -> Result<Rescaled, Error> {
     let parts = net.into_parts();
     let old_scale = parts.scale;
     let rescaled = with_scale(parts, f64::from(old_scale) / slope)?;
-    let new_scale = rescaled.scale();
-    let bytes = rescaled.to_bytes();
-    std::fs::write(&cfg.out, &bytes).map_err(|source| Error::Io {
+    write(cfg, rescaled, slope, compared, old_scale)
+}
+
+fn write(
+    cfg: &RescaleConfig,
+    rescaled: Network,
+    slope: f64,
+    compared: usize,
+    old_scale: i32,
+) -> Result<Rescaled, Error> {
+    std::fs::write(&cfg.out, rescaled.to_bytes()).map_err(|source| Error::Io {
         path: cfg.out.clone(),
         source,
     })?;
@@ -114,7 +145,7 @@ pub fn run(cfg: &RescaleConfig) -> Result<Rescaled, Error> {
         slope,
         compared,
         old_scale,
-        new_scale,
+        new_scale: rescaled.scale(),
         file_name: rescaled.file_name(),
     })
 }
@@ -226,7 +257,11 @@ mod tests {
 
     #[test]
     fn a_network_scaled_by_hand_is_scaled_back() {
-        let like = Network::from_parts(default_parts()).unwrap();
+        let like = Network::from_parts(NetworkParts {
+            scale: 400,
+            ..default_parts()
+        })
+        .unwrap();
         let mut parts = default_parts();
         parts.scale = 500;
         let net = Network::from_parts(parts).unwrap();
