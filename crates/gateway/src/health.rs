@@ -8,7 +8,11 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
 use crate::replicas::ReplicaPool;
-use crate::{ANALYSIS, GAMES, GATEWAY, RULES};
+
+const RULES: &str = "chess.v1.RulesService";
+const GAMES: &str = "chess.v1.GameService";
+const GATEWAY: &str = "chess.v1.GatewayService";
+const ANALYSIS: &str = "chess.v1.AnalysisService";
 
 /// The gateway's health at start and while its backends' names are not resolved yet.
 /// Readiness (Kubernetes asks for `chess.v1.GatewayService`) waits for the backends: while a

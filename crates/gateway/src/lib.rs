@@ -70,10 +70,6 @@ pub enum Error {
 }
 
 const SERVICE_NAME: &str = "gateway";
-const RULES: &str = "chess.v1.RulesService";
-const GAMES: &str = "chess.v1.GameService";
-const GATEWAY: &str = "chess.v1.GatewayService";
-const ANALYSIS: &str = "chess.v1.AnalysisService";
 
 /// Binds, announces (`LISTENING service=gateway grpc=... metrics=...` on stdout), serves until
 /// `shutdown` fires, then stops taking calls and lets the calls in flight finish within the
