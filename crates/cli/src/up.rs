@@ -159,9 +159,10 @@ pub fn run(args: UpArgs) -> CliResult {
     runtime.block_on(serve(plan, Duration::from_secs(args.shutdown_grace_secs)))
 }
 
-/// Checks that the addresses are free and resolves port 0 to the port each service will use:
-/// the services bind for themselves, and the gateway must know the others' addresses before
-/// any starts.
+/// Binds the four addresses (port 0 resolved to the port each service will use: the gateway
+/// must know the others' addresses before any starts) and hands the listeners to the services
+/// of this process ([`chess_service_kit::hand_over`]), so that no port is free between this
+/// bind and the service's.
 fn reserve(
     gateway: SocketAddr,
     rules: SocketAddr,
@@ -189,7 +190,9 @@ fn reserve(
         s.local_addr()?,
         w.local_addr()?,
     ];
-    // The listeners close here; the services bind the same ports a moment later.
+    for listener in [g, r, s, w] {
+        chess_service_kit::hand_over(listener);
+    }
     Ok(addrs)
 }
 

@@ -97,11 +97,18 @@ pub struct Incoming {
 type FirstByte = Pin<Box<dyn Future<Output = Option<Connection>> + Send>>;
 
 impl Incoming {
-    /// Binds `addr` (port 0 picks a free port).
+    /// Binds `addr` (port 0 picks a free port), or takes the listener handed over for it
+    /// ([`crate::hand_over`]).
     pub async fn bind(addr: SocketAddr, limits: ConnectionLimits) -> Result<Incoming, ServeError> {
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| ServeError::Listen { addr, source })?;
+        // A listener a supervisor in this process bound for this address (`chess up`) is
+        // taken as it is, so its port was never free in between (handover.rs).
+        let listener = match crate::handover::take(addr) {
+            Some(held) => held
+                .set_nonblocking(true)
+                .and_then(|()| TcpListener::from_std(held)),
+            None => TcpListener::bind(addr).await,
+        }
+        .map_err(|source| ServeError::Listen { addr, source })?;
         let local = listener.local_addr().map_err(ServeError::BoundAddr)?;
         Ok(Incoming {
             listener,

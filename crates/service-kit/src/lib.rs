@@ -15,6 +15,7 @@ mod connections;
 mod deadline;
 mod error;
 mod framing;
+mod handover;
 mod metrics;
 mod server;
 mod shutdown;
@@ -30,6 +31,7 @@ pub use connections::{
 pub use deadline::{DeadlineLayer, parse_grpc_timeout};
 pub use error::ServeError;
 pub use framing::{FramingErrors, FramingErrorsLayer};
+pub use handover::hand_over;
 pub use metrics::{GrpcMetricsLayer, Metrics};
 pub use server::{MESSAGE_SLACK_BYTES, Started, Startup, max_message_bytes};
 pub use shutdown::{Shutdown, serve_until_stopped};
