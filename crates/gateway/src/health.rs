@@ -106,7 +106,7 @@ mod tests {
 
     use super::*;
     use crate::config::Target;
-    use crate::replicas::tests::fake_dns;
+    use crate::replicas::tests::{fake_dns, name};
     use crate::replicas::{RULES as RULES_BACKEND, SEARCH as SEARCH_BACKEND};
 
     async fn status(health: &HealthService, service: &str) -> i32 {
@@ -126,11 +126,7 @@ mod tests {
         let metrics = Metrics::new("test");
         let rules = Arc::new(ReplicaPool::with_resolver(
             RULES_BACKEND,
-            &[Target::Name {
-                host: "rules".into(),
-                port: 50052,
-                shown: "dns:///rules:50052".into(),
-            }],
+            &[name("rules", 50052)],
             None,
             &metrics,
             resolver,

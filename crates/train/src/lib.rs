@@ -36,3 +36,19 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 }
+
+/// The network an option names (`default` or a file), for `flag`'s errors; the hand-written
+/// evaluation is refused with `hand`, what it lacks for the command at hand.
+pub(crate) fn network_option(
+    value: &str,
+    flag: &str,
+    hand: &str,
+) -> Result<std::sync::Arc<chess_nn::Network>, Error> {
+    match chess_search::EvalSource::from_option(value) {
+        Ok(chess_search::EvalSource::Network(net)) => Ok(net),
+        Ok(chess_search::EvalSource::Hand) => Err(Error::Usage(format!(
+            "{flag} {value:?}: the hand-written evaluation {hand}"
+        ))),
+        Err(e) => Err(Error::Usage(format!("{flag} {value:?}: {e}"))),
+    }
+}

@@ -17,7 +17,6 @@ use std::path::PathBuf;
 
 use chess_nn::{Network, NetworkParts, output_ratio};
 use chess_rules::Position;
-use chess_search::EvalSource;
 
 use crate::Error;
 use crate::data;
@@ -65,13 +64,7 @@ pub struct Rescaled {
 }
 
 fn network(option: &str, flag: &str) -> Result<Network, Error> {
-    match EvalSource::from_option(option) {
-        Ok(EvalSource::Network(net)) => Ok(Network::clone(&net)),
-        Ok(EvalSource::Hand) => Err(Error::Usage(format!(
-            "{flag} {option:?}: the hand-written evaluation is not a network"
-        ))),
-        Err(e) => Err(Error::Usage(format!("{flag} {option:?}: {e}"))),
-    }
+    crate::network_option(option, flag, "is not a network").map(|net| Network::clone(&net))
 }
 
 /// Reads the files and rescales `--net` to `--like`'s scale; writes `--out`.

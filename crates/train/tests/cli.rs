@@ -385,17 +385,19 @@ fn rescale_matches_a_network_to_the_default_scale() {
     let bytes = chess_nn::Network::from_parts(parts).unwrap().to_bytes();
     std::fs::write(&big, bytes).unwrap();
     let out = dir.join("matched.nnue");
-    let run = bin(&[
-        "rescale",
-        "--net",
-        big.to_str().unwrap(),
-        "--like",
-        "default",
-        "--data",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // `rescale --data <file> --out <out>` and `args`.
+    let rescale = |args: &[&str]| {
+        let mut all = vec![
+            "rescale",
+            "--data",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        bin(&all)
+    };
+    let run = rescale(&["--net", big.to_str().unwrap(), "--like", "default"]);
     ok(&run);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.contains("scale=500 -> "), "{stdout}");
@@ -416,15 +418,7 @@ fn rescale_matches_a_network_to_the_default_scale() {
         (vec!["--net", "hand"], "not a network"),
         (vec!["--net", "default", "--positions", "5"], "at least 100"),
     ] {
-        let mut all = vec![
-            "rescale",
-            "--data",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        all.extend(args);
-        let run = bin(&all);
+        let run = rescale(&args);
         assert!(!run.status.success());
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert!(stderr.contains(expected), "{stderr}");

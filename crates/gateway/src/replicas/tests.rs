@@ -9,7 +9,7 @@ use tonic::Code;
 use super::*;
 use crate::upstream::Call;
 
-fn name(host: &str, port: u16) -> Target {
+pub(crate) fn name(host: &str, port: u16) -> Target {
     Target::Name {
         host: host.to_owned(),
         port,

@@ -31,7 +31,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_nn::{KingBuckets, Network};
-use chess_search::EvalSource;
 
 pub use dataset::{Dataset, load_dataset};
 pub use model::{FT_LIMIT, FloatNet, default_out_limit, max_out_limit, sigmoid};
@@ -269,13 +268,7 @@ fn initial_network(
     king_buckets: KingBuckets,
 ) -> Result<FloatNet, Error> {
     let (hidden, buckets, seed) = (cfg.hidden, cfg.buckets, cfg.seed);
-    let source =
-        EvalSource::from_option(init).map_err(|e| Error::Usage(format!("--init {init:?}: {e}")))?;
-    let EvalSource::Network(net) = source else {
-        return Err(Error::Usage(format!(
-            "--init {init:?}: the hand-written evaluation has no weights to train"
-        )));
-    };
+    let net = crate::network_option(init, "--init", "has no weights to train")?;
     let parts = Network::clone(&net).into_parts();
     if parts.hidden > hidden {
         return Err(Error::Usage(format!(

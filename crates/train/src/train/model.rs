@@ -333,6 +333,17 @@ mod tests {
 
     use super::*;
 
+    /// The float network's and the quantised network's evaluations (centipawns) of `fen`.
+    fn both_evaluations(net: &FloatNet, quantised: &Network, fen: &str) -> (f32, f32) {
+        let pos = Position::from_fen(fen).unwrap();
+        let stm = chess_nn::active_features(&pos, pos.turn());
+        let nstm = chess_nn::active_features(&pos, !pos.turn());
+        (
+            net.forward(&stm, &nstm) * SCALE as f32,
+            quantised.evaluate(&pos) as f32,
+        )
+    }
+
     #[test]
     fn quantised_network_agrees_with_float() {
         let mut net = FloatNet::random(32, 1, KingBuckets::NONE, &mut Rng::new(7));
@@ -347,11 +358,7 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4",
         ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let stm = chess_nn::active_features(&pos, pos.turn());
-            let nstm = chess_nn::active_features(&pos, !pos.turn());
-            let float_cp = net.forward(&stm, &nstm) * SCALE as f32;
-            let int_cp = quantised.evaluate(&pos) as f32;
+            let (float_cp, int_cp) = both_evaluations(&net, &quantised, fen);
             assert!((float_cp - int_cp).abs() < 5.0, "{float_cp} vs {int_cp}");
         }
     }
@@ -392,11 +399,7 @@ mod tests {
             "8/5k2/3p4/1p1Pp2p/pP2Pp1P/P4P1K/8/8 b - - 99 50",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let stm = chess_nn::active_features(&pos, pos.turn());
-            let nstm = chess_nn::active_features(&pos, !pos.turn());
-            let float_cp = net.forward(&stm, &nstm) * SCALE as f32;
-            let int_cp = quantised.evaluate(&pos) as f32;
+            let (float_cp, int_cp) = both_evaluations(&net, &quantised, fen);
             assert!(
                 (float_cp - int_cp).abs() < 2.0,
                 "{fen}: {float_cp} vs {int_cp}"
