@@ -26,6 +26,19 @@ fn ok(out: &Output) -> String {
     stderr
 }
 
+/// `<command> --data <file> --out <out>` and `args`.
+fn command_on(command: &str, file: &Path, out: &Path, args: &[&str]) -> Output {
+    let mut all = vec![
+        command,
+        "--data",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    bin(&all)
+}
+
 fn datagen(file: &Path, games: u32) -> Output {
     bin(&[
         "datagen",
@@ -83,18 +96,7 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
 
     let net_path = dir.join("net.nnue");
     let ckpt = dir.join("train.ckpt");
-    // `train --data <file> --out <out>` and `args`.
-    let train_to = |out: &Path, args: &[&str]| {
-        let mut all = vec![
-            "train",
-            "--data",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        all.extend_from_slice(args);
-        bin(&all)
-    };
+    let train_to = |out: &Path, args: &[&str]| command_on("train", &file, out, args);
     let train = |epochs: &str| {
         train_to(
             &net_path,
@@ -385,18 +387,7 @@ fn rescale_matches_a_network_to_the_default_scale() {
     let bytes = chess_nn::Network::from_parts(parts).unwrap().to_bytes();
     std::fs::write(&big, bytes).unwrap();
     let out = dir.join("matched.nnue");
-    // `rescale --data <file> --out <out>` and `args`.
-    let rescale = |args: &[&str]| {
-        let mut all = vec![
-            "rescale",
-            "--data",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        all.extend_from_slice(args);
-        bin(&all)
-    };
+    let rescale = |args: &[&str]| command_on("rescale", &file, &out, args);
     let run = rescale(&["--net", big.to_str().unwrap(), "--like", "default"]);
     ok(&run);
     let stdout = String::from_utf8_lossy(&run.stdout);
