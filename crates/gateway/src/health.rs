@@ -105,9 +105,9 @@ mod tests {
     use tonic_health::server::HealthService;
 
     use super::*;
-    use crate::config::Target;
     use crate::replicas::tests::{fake_dns, name};
     use crate::replicas::{RULES as RULES_BACKEND, SEARCH as SEARCH_BACKEND};
+    use crate::target::Target;
 
     async fn status(health: &HealthService, service: &str) -> i32 {
         health

@@ -35,6 +35,7 @@ mod passthrough;
 mod replicas;
 mod services;
 mod small_answers;
+mod target;
 mod upstream;
 mod web;
 

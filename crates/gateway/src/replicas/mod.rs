@@ -18,7 +18,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use tonic::Status;
 
-use crate::config::Target;
+use crate::target::Target;
 use crate::upstream::UpstreamChannel;
 
 mod call;

@@ -10,7 +10,7 @@ use http::Uri;
 
 use super::names::{RESOLVE_TIMEOUT, backend_for, fixed_addr};
 use super::{RESOLVE_AGAIN_MIN, Replica, ReplicaPool, State};
-use crate::config::Target;
+use crate::target::Target;
 use crate::upstream::UpstreamChannel;
 
 impl ReplicaPool {
