@@ -36,16 +36,19 @@ pub const MAX_ELO: u32 = 3000;
 /// Settings on the scale and the Elo each played at against Stockfish 15.1 `UCI_Elo`
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
 /// Each point is where a setting scored 50 % against a `UCI_Elo` (read between two matches on
-/// either side of it), or a setting's own match (its score as an Elo difference).
-pub const MEASURED: [(u32, u32); 8] = [
+/// either side of it), or a setting's own match (its score as an Elo difference). The points
+/// from 2492 up were measured on 2026-12-05, after the search and network gains since the
+/// first calibration had raised them by 80-210.
+pub const MEASURED: [(u32, u32); 9] = [
     (1350, 1167),
     (1633, 1350),
     (1851, 1600),
     (2150, 1800),
-    (2600, 2063),
-    (2700, 2102),
-    (2850, 2283),
-    (3000, 2420),
+    (2492, 2089),
+    (2600, 2141),
+    (2700, 2250),
+    (2850, 2355),
+    (3000, 2630),
 ];
 
 /// What a level means for the search and the choice.

@@ -13,9 +13,9 @@ import { moveSound } from "../settings.js";
 import { ErrorBox, copy, download, h, openingText, outcomeText, ruleText, tr, winnabilityText } from "../ui.js";
 import { PlayCtrl } from "./play-ctrl.js";
 
-// Levels as calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"): above about 2420
+// Levels as calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"): above about 2630
 // every level plays as the strongest setting, so none is offered there.
-const LEVELS = [800, 1200, 1500, 1800, 2100, 2400, 0];
+const LEVELS = [800, 1200, 1500, 1800, 2100, 2400, 2600, 0];
 const CONTROLS = ["", "1+0", "3+2", "5+3", "10+5", "15+10"];
 
 export class PlayView {
