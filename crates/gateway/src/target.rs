@@ -5,6 +5,15 @@ use std::net::SocketAddr;
 
 use http::Uri;
 
+/// The host of `uri` as an address or a name: an IPv6 literal without its brackets; empty when
+/// it has none.
+pub(crate) fn uri_host(uri: &Uri) -> &str {
+    uri.host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+}
+
 /// `http://host:port` (or `host:port`, read as http).
 fn parse_backend(text: &str) -> Result<Uri, String> {
     let text = text.trim();
@@ -89,17 +98,15 @@ fn parse_target(text: &str) -> Result<Target, String> {
         let uri: Uri = format!("http://{target}")
             .parse()
             .map_err(|e| format!("not a host:port after dns:/// ({e})"))?;
-        let host = uri.host().unwrap_or_default();
-        if host.is_empty() || uri.path_and_query().is_some_and(|p| p.as_str() != "/") {
+        if uri.host().is_none_or(str::is_empty)
+            || uri.path_and_query().is_some_and(|p| p.as_str() != "/")
+        {
             return Err("use dns:///host:port".to_owned());
         }
         let Some(port) = uri.port_u16() else {
             return Err("missing port: use dns:///host:port".to_owned());
         };
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
+        let host = uri_host(&uri).to_owned();
         if let Ok(ip) = host.parse::<std::net::IpAddr>() {
             let uri = format!("http://{}", SocketAddr::new(ip, port))
                 .parse()
@@ -113,12 +120,7 @@ fn parse_target(text: &str) -> Result<Target, String> {
         });
     }
     let uri = parse_backend(text)?;
-    let host = uri
-        .host()
-        .unwrap_or_default()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_owned();
+    let host = uri_host(&uri).to_owned();
     if host.parse::<std::net::IpAddr>().is_ok() {
         return Ok(Target::Fixed(uri));
     }

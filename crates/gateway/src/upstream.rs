@@ -23,6 +23,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::coalesce::Coalesce;
+use crate::target::uri_host;
 
 /// How long a connection attempt to a backend may take: a backend on the cluster's network
 /// answers a SYN in milliseconds; one that does not within this is gone (a vanished host or
@@ -494,11 +495,7 @@ impl tower::Service<Uri> for Connector {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let what = format!("the {} service at {}", self.name, self.address);
         Box::pin(async move {
-            let host = uri
-                .host()
-                .unwrap_or_default()
-                .trim_start_matches('[')
-                .trim_end_matches(']');
+            let host = uri_host(&uri);
             let port = uri.port_u16().unwrap_or(80);
             let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect((host, port)))
                 .await

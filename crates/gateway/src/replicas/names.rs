@@ -9,6 +9,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use http::Uri;
 
+use crate::target::uri_host;
 use crate::upstream::UpstreamChannel;
 
 /// How long one name's resolution may take.
@@ -41,8 +42,7 @@ pub(super) struct Resolution {
 
 /// A fixed target's address (its host is an IP literal).
 pub(super) fn fixed_addr(uri: &Uri) -> Option<SocketAddr> {
-    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
-    let ip: IpAddr = host.parse().ok()?;
+    let ip: IpAddr = uri_host(uri).parse().ok()?;
     Some(SocketAddr::new(ip, uri.port_u16().unwrap_or(80)))
 }
 
