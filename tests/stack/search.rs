@@ -198,7 +198,12 @@ fn best_move_plays_at_a_level() {
             .unwrap()
             .into_inner();
         assert_eq!(r.best_move.unwrap().san, "Qxf7#");
-        assert_eq!(r.elo, 2800);
+        // No setting plays at 2800: the strongest level is played, and the answer says which.
+        assert!((2500..2800).contains(&r.elo), "{}", r.elo);
+        let again = c.best_move(req(SCHOLAR, r.elo, 5)).await.unwrap();
+        assert_eq!(again.into_inner().elo, r.elo);
+        let low = c.best_move(req(ITALIAN, 1500, 5)).await.unwrap();
+        assert_eq!(low.into_inner().elo, 1500);
         // A seeded level gives the same move every time.
         let a = c
             .best_move(req(ITALIAN, 900, 11))

@@ -210,7 +210,8 @@ pub fn check_analyze(
 }
 
 /// A checked BestMove request: the search to run, the level that chooses among its lines
-/// (none at full strength) with the seed of its choice, and the Elo asked for.
+/// (none at full strength) with the seed of its choice, and the level played (0 at full
+/// strength; a level asked above the strongest is played as the strongest).
 #[derive(Debug)]
 pub struct BestMoveJob {
     pub job: SearchJob,
@@ -291,6 +292,6 @@ pub fn check_best_move(
         job,
         level,
         seed,
-        elo: strength.elo,
+        elo: level.map_or(0, |l| l.elo),
     })
 }

@@ -23,8 +23,9 @@
 //! 2200). A level `elo` uses the setting that played at `elo`: the measured points read
 //! backwards, straight lines between them, and beyond the first and last point the nearest
 //! segment's slope, within 800..=3000. So a level between the first and last measured point
-//! plays near its number; below and above them the figures are extrapolated, and a level above
-//! what setting 3000 plays at plays as setting 3000.
+//! plays near its number; below the first the figures are extrapolated. No setting plays above
+//! the last point ([`STRONGEST_LEVEL`]), so a level asked above it is played as it, and
+//! [`Level::elo`] says so: the level played, not the number asked for.
 
 use chess_rules::Position;
 
@@ -36,25 +37,32 @@ pub const MAX_ELO: u32 = 3000;
 /// Settings on the scale and the Elo each played at against Stockfish 15.1 `UCI_Elo`
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
 /// Each point is where a setting scored 50 % against a `UCI_Elo` (read between two matches on
-/// either side of it), or a setting's own match (its score as an Elo difference). The points
-/// from 2492 up were measured on 2026-12-05, after the search and network gains since the
-/// first calibration had raised them by 80-210.
-pub const MEASURED: [(u32, u32); 9] = [
-    (1350, 1167),
-    (1633, 1350),
-    (1851, 1600),
-    (2150, 1800),
-    (2492, 2089),
+/// either side of it), a setting's own match (its score as an Elo difference), or two matches
+/// of nearly the same setting read together (their means, weighted by games). All were measured
+/// on 2026-12-05 with the engine of that day: up to 2508 in matches of 100-140 games, above in
+/// 40-game ones.
+pub const MEASURED: [(u32, u32); 11] = [
+    (1460, 1357),
+    (1670, 1538),
+    (1900, 1685),
+    (2034, 1711),
+    (2150, 1900),
+    (2387, 1919),
+    (2508, 2067),
     (2600, 2141),
     (2700, 2250),
     (2850, 2355),
     (3000, 2630),
 ];
 
+/// The strongest level there is: what the strongest setting (3000) was measured to play at.
+/// A level asked above it is played, and reported, as this one.
+pub const STRONGEST_LEVEL: u32 = MEASURED[MEASURED.len() - 1].1;
+
 /// What a level means for the search and the choice.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {
-    /// The level asked for.
+    /// The level played: the one asked for, within `MIN_ELO..=STRONGEST_LEVEL`.
     pub elo: u32,
     /// Its setting on the scale ([`MEASURED`]).
     pub setting: u32,
@@ -65,10 +73,10 @@ pub struct Level {
 }
 
 impl Level {
-    /// The level for `elo` (clamped to `MIN_ELO..=MAX_ELO`): the setting measured to play at
-    /// `elo`.
+    /// The level for `elo` (clamped to `MIN_ELO..=STRONGEST_LEVEL`): the setting measured to
+    /// play at `elo`.
     pub fn new(elo: u32) -> Level {
-        let elo = elo.clamp(MIN_ELO, MAX_ELO);
+        let elo = elo.clamp(MIN_ELO, STRONGEST_LEVEL);
         Level {
             elo,
             ..Level::at_setting(setting_for(elo))
@@ -192,7 +200,7 @@ mod tests {
 
     #[test]
     fn levels_grow_with_elo() {
-        let low = Level::new(800);
+        let low = Level::at_setting(MIN_ELO);
         let high = Level::new(3000);
         assert_eq!((low.nodes, low.depth, low.lines), (400, 1, 4));
         assert_eq!((high.nodes, high.depth, high.lines), (819_200, 64, 1));
@@ -221,9 +229,22 @@ mod tests {
         let ((s0, e0), (s1, e1)) = (MEASURED[0], MEASURED[1]);
         let middle = Level::new((e0 + e1) / 2).setting;
         assert!(middle.abs_diff((s0 + s1) / 2) <= 2, "{middle}");
-        // The scale's ends stay its ends.
-        assert_eq!(Level::new(MIN_ELO).setting, MIN_ELO);
+        // Below the first point the first segment goes on, within the scale; the top level
+        // uses the top setting.
+        let weakest = Level::new(MIN_ELO).setting;
+        assert!((MIN_ELO..MEASURED[0].0).contains(&weakest), "{weakest}");
         assert_eq!(Level::new(MAX_ELO).setting, MAX_ELO);
+        // Above the strongest level, the strongest, and said so.
+        const { assert!(STRONGEST_LEVEL > 2000 && STRONGEST_LEVEL < MAX_ELO) };
+        for elo in [STRONGEST_LEVEL, STRONGEST_LEVEL + 1, MAX_ELO] {
+            let level = Level::new(elo);
+            assert_eq!(
+                (level.elo, level.setting),
+                (STRONGEST_LEVEL, MAX_ELO),
+                "{elo}"
+            );
+        }
+        assert_eq!(Level::new(STRONGEST_LEVEL - 1).elo, STRONGEST_LEVEL - 1);
         let mut last = 0;
         for elo in MIN_ELO..=MAX_ELO {
             let setting = Level::new(elo).setting;

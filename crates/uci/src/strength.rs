@@ -99,7 +99,14 @@ impl Strength {
         } else {
             return Set::NotMine;
         }
-        Set::Done(self.level().map(|l| describe(&l)))
+        Set::Done(self.level().map(|l| {
+            let text = describe(&l);
+            if self.setting.is_none() && l.elo < self.elo {
+                format!("{text} (UCI_Elo {} is above the strongest level)", self.elo)
+            } else {
+                text
+            }
+        }))
     }
 
     /// The level in force: `None` at full strength.
@@ -152,7 +159,7 @@ pub fn levelled_move(
     }
 }
 
-/// `level 1500: setting 1764, 11299 nodes, depth 7, MultiPV 4, temperature 105 cp`.
+/// `level 1500: setting 1626, 7003 nodes, depth 6, MultiPV 4, temperature 123 cp`.
 fn describe(level: &Level) -> String {
     format!(
         "level {}: setting {}, {} nodes, depth {}, MultiPV {}, temperature {:.0} cp",
@@ -163,6 +170,7 @@ fn describe(level: &Level) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chess_search::STRONGEST_LEVEL;
 
     #[test]
     fn the_options_are_read_and_bad_values_refused() {
@@ -206,6 +214,15 @@ mod tests {
             Set::Done(Some(_))
         ));
         assert_eq!(s.level(), Some(Level::new(1350)));
+        // Above the strongest level: played as it, and said so.
+        match s.set_option("UCI_Elo", "3000") {
+            Set::Done(Some(text)) => assert!(
+                text.starts_with(&format!("level {STRONGEST_LEVEL}: setting 3000"))
+                    && text.ends_with("(UCI_Elo 3000 is above the strongest level)"),
+                "{text}"
+            ),
+            _ => panic!("not set"),
+        }
         assert!(matches!(
             s.set_option("UCI_LimitStrength", "false"),
             Set::Done(None)
