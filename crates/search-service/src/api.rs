@@ -283,12 +283,7 @@ impl AnalysisService for SearchApi {
         &self,
         request: Request<v1::BestMoveRequest>,
     ) -> Result<Response<v1::BestMoveResponse>, Status> {
-        let BestMoveJob {
-            job,
-            level,
-            seed,
-            elo,
-        } = check_best_move(request.get_ref(), &self.limits)?;
+        let BestMoveJob { job, level, seed } = check_best_move(request.get_ref(), &self.limits)?;
         let (job, result) = self.search_once(job, level.is_some()).await?;
         let lines = &result.lines;
         let pos = &job.position;
@@ -310,7 +305,7 @@ impl AnalysisService for SearchApi {
             best_move: Some(move_to_proto(pos, best)),
             line,
             strongest_move: Some(move_to_proto(pos, strongest)),
-            elo,
+            elo: level.map_or(0, |l| l.elo),
         }))
     }
 

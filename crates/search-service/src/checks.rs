@@ -209,15 +209,13 @@ pub fn check_analyze(
     ))
 }
 
-/// A checked BestMove request: the search to run, the level that chooses among its lines
-/// (none at full strength) with the seed of its choice, and the level played (0 at full
-/// strength; a level asked above the strongest is played as the strongest).
+/// A checked BestMove request: the search to run, and the level that chooses among its lines
+/// (none at full strength; its `elo` is the level played) with the seed of its choice.
 #[derive(Debug)]
 pub struct BestMoveJob {
     pub job: SearchJob,
     pub level: Option<Level>,
     pub seed: u64,
-    pub elo: u32,
 }
 
 pub fn check_best_move(
@@ -288,10 +286,5 @@ pub fn check_best_move(
         limits,
         multipv,
     };
-    Ok(BestMoveJob {
-        job,
-        level,
-        seed,
-        elo: level.map_or(0, |l| l.elo),
-    })
+    Ok(BestMoveJob { job, level, seed })
 }
