@@ -27,6 +27,7 @@
 mod auth;
 mod coalesce;
 mod config;
+mod connection;
 mod engine_move;
 mod health;
 mod layers;

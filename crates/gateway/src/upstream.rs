@@ -1,4 +1,4 @@
-//! Backends and forwarding: lazily connected channels, a call sent on within its deadline,
+//! Backends and forwarding: lazily made connections, a call sent on within its deadline,
 //! server streams passed through, metadata and errors passed back.
 
 use std::error::Error as _;
@@ -16,13 +16,13 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tonic::codec::Streaming;
 use tonic::metadata::MetadataMap;
-use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Request, Response, Status};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::coalesce::Coalesce;
+use crate::connection::Connection;
 use crate::target::uri_host;
 
 /// How long a connection attempt to a backend may take: a backend on the cluster's network
@@ -79,7 +79,7 @@ pub(crate) fn gzip_request(gzip: bool, message: &impl prost::Message) -> Compres
 macro_rules! client {
     ($client:ident, $backend:expr, $gzip:expr) => {{
         let gzip: $crate::upstream::Compression = $gzip;
-        let mut client = $client::new($backend.channel.clone())
+        let mut client = $client::new($backend.connection.clone())
             .max_decoding_message_size($crate::upstream::MAX_BACKEND_MESSAGE);
         if gzip.accept {
             client = client.accept_compressed(tonic::codec::CompressionEncoding::Gzip);
@@ -92,25 +92,21 @@ macro_rules! client {
 }
 pub(crate) use client;
 
-/// One backend address and its channel.
+/// One backend address and its connection.
 #[derive(Clone, Debug)]
 pub(crate) struct UpstreamChannel {
     /// `rules` or `search`.
     pub name: &'static str,
     /// As configured, e.g. `http://127.0.0.1:50052`.
     pub address: Arc<str>,
-    pub channel: Channel,
+    pub connection: Connection,
 }
 
 impl UpstreamChannel {
-    /// A backend reached over a lazily connected channel: nothing connects until the first call,
+    /// A backend reached over a lazily made connection: nothing connects until the first call,
     /// and a backend that is down makes calls fail, not the gateway's start.
     pub fn new(name: &'static str, uri: &Uri) -> UpstreamChannel {
         let address: Arc<str> = uri.to_string().trim_end_matches('/').into();
-        let endpoint = Endpoint::from(uri.clone())
-            .http2_keep_alive_interval(KEEPALIVE_INTERVAL)
-            .keep_alive_timeout(KEEPALIVE_TIMEOUT)
-            .keep_alive_while_idle(true);
         let connector = Connector {
             name,
             address: address.clone(),
@@ -118,14 +114,14 @@ impl UpstreamChannel {
         UpstreamChannel {
             name,
             address,
-            channel: endpoint.connect_with_connector_lazy(connector),
+            connection: Connection::lazy(uri, connector, (KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT)),
         }
     }
 
     /// The backend's gRPC health (`""`, the whole server): `SERVING`, `NOT_SERVING` or
     /// `UNKNOWN` (also when it cannot be asked).
     pub async fn health(&self) -> &'static str {
-        let mut client = HealthClient::new(self.channel.clone());
+        let mut client = HealthClient::new(self.connection.clone());
         let mut request = Request::new(HealthCheckRequest {
             service: String::new(),
         });
@@ -152,7 +148,7 @@ impl UpstreamChannel {
     /// connection fails.
     #[cfg(test)]
     async fn health_unbounded(&self) -> Result<(), Status> {
-        HealthClient::new(self.channel.clone())
+        HealthClient::new(self.connection.clone())
             .check(HealthCheckRequest {
                 service: String::new(),
             })
@@ -466,7 +462,7 @@ fn passes(name: &str) -> bool {
 /// Connects over TCP with a timeout; a failure names the backend so the caller's UNAVAILABLE
 /// says which service is down.
 #[derive(Clone, Debug)]
-struct Connector {
+pub(crate) struct Connector {
     name: &'static str,
     address: Arc<str>,
 }

@@ -3,10 +3,10 @@
 
 use bytes::Bytes;
 use http::uri::PathAndQuery;
-use tonic::transport::Channel;
 use tonic::{GrpcMethod, Request, Response, Status};
 
 use super::codec::RawCodec;
+use crate::connection::Connection;
 
 /// One forwarded method: `/service/name`.
 #[derive(Debug)]
@@ -20,11 +20,11 @@ pub(crate) struct Method {
 /// [`client!`] like the generated clients.
 #[derive(Debug, Clone)]
 pub(crate) struct RawClient {
-    inner: tonic::client::Grpc<Channel>,
+    inner: tonic::client::Grpc<Connection>,
 }
 
 impl RawClient {
-    pub fn new(channel: Channel) -> RawClient {
+    pub fn new(channel: Connection) -> RawClient {
         RawClient {
             inner: tonic::client::Grpc::new(channel),
         }

@@ -270,7 +270,7 @@ async fn health_call_within(
         &call,
         HealthCheckRequest::default(),
         retry,
-        |b| HealthClient::new(b.channel.clone()),
+        |b| HealthClient::new(b.connection.clone()),
         |mut c, r| async move { c.check(r).await },
     )
     .await
