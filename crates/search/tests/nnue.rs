@@ -69,9 +69,12 @@ fn incremental_search_equals_full_refresh_search() {
             assert_eq!(summary(&inc), summary(&full), "{fen}");
             assert_eq!(inc.lines[0].score, full.lines[0].score, "{fen}");
         }
-        // The hooks are wired: the incremental searches never fell back to a refresh.
+        // The hooks are wired: the incremental searches never fell back to a refresh, and
+        // evaluated thousands of positions incrementally (9,345 with the default network of
+        // 2026-12-05, whose searches of these positions are the shortest of the three).
         assert_eq!(stats.refreshed.load(Relaxed), 0);
-        assert!(stats.incremental.load(Relaxed) > 10_000);
+        let incremental = stats.incremental.load(Relaxed);
+        assert!(incremental > 5_000, "{incremental} incremental evaluations");
     }
 }
 
