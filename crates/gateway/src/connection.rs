@@ -291,8 +291,12 @@ mod tests {
     use super::*;
     use crate::upstream::UpstreamChannel;
 
-    /// Serves gRPC health on `listener` until `stop` fires, counting the connections taken.
-    fn serve(listener: TcpListener, accepted: Arc<AtomicUsize>, stop: oneshot::Receiver<()>) {
+    /// Serves gRPC health on `bind` (port 0: a free one) until the returned sender fires or is
+    /// dropped, counting the connections taken in `accepted`; the address it listens on.
+    async fn serve(bind: &str, accepted: Arc<AtomicUsize>) -> (SocketAddr, oneshot::Sender<()>) {
+        let listener = TcpListener::bind(bind).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
         let (_, health) = tonic_health::server::health_reporter();
         let incoming = futures::stream::unfold(listener, move |listener| {
             let accepted = accepted.clone();
@@ -306,9 +310,10 @@ mod tests {
             tonic::transport::Server::builder()
                 .add_service(health)
                 .serve_with_incoming_shutdown(incoming, async {
-                    let _ = stop.await;
+                    let _ = stopped.await;
                 }),
         );
+        (addr, stop)
     }
 
     async fn check(backend: &UpstreamChannel) -> Result<(), tonic::Status> {
@@ -326,11 +331,8 @@ mod tests {
 
     #[tokio::test]
     async fn nothing_connects_before_the_first_call_and_calls_share_one_connection() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let accepted = Arc::new(AtomicUsize::new(0));
-        let (_stop, stopped) = oneshot::channel();
-        serve(listener, accepted.clone(), stopped);
+        let (addr, _stop) = serve("127.0.0.1:0", accepted.clone()).await;
         let backend = backend(addr);
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(accepted.load(Ordering::SeqCst), 0);
@@ -345,11 +347,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_backend_that_restarted_is_connected_again() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let accepted = Arc::new(AtomicUsize::new(0));
-        let (stop, stopped) = oneshot::channel();
-        serve(listener, accepted.clone(), stopped);
+        let (addr, stop) = serve("127.0.0.1:0", accepted.clone()).await;
         let backend = backend(addr);
         check(&backend).await.unwrap();
         stop.send(()).unwrap();
@@ -371,9 +370,7 @@ mod tests {
         assert!(mapped.message().contains(&addr.to_string()), "{mapped:?}");
         // Back on the same port: the next call connects again, once.
         let before = accepted.load(Ordering::SeqCst);
-        let listener = TcpListener::bind(addr).await.unwrap();
-        let (_stop, stopped) = oneshot::channel();
-        serve(listener, accepted.clone(), stopped);
+        let (_, _stop) = serve(&addr.to_string(), accepted.clone()).await;
         check(&backend).await.unwrap();
         check(&backend).await.unwrap();
         assert_eq!(accepted.load(Ordering::SeqCst), before + 1);
