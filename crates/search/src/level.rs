@@ -36,23 +36,25 @@ pub const MAX_ELO: u32 = 3000;
 
 /// Settings on the scale and the Elo each played at against Stockfish 15.1 `UCI_Elo`
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
-/// Each point is where a setting scored 50 % against a `UCI_Elo` (read between two matches on
-/// either side of it), a setting's own match (its score as an Elo difference), or two matches
-/// of nearly the same setting read together (their means, weighted by games). All were measured
-/// on 2026-12-05 with the engine of that day: up to 2508 in matches of 100-140 games, above in
-/// 40-game ones.
+/// Each point is a setting's own match against a `UCI_Elo` near it (its score as an Elo
+/// difference), or two matches of the same setting read together (their means, weighted by
+/// games). All but the first were measured on 2026-12-05 with the default network
+/// `chnn-2be98a017411` (docs/strength.md, "Recalibrated with the network of the evening"), in
+/// matches of 60-100 games (2453: 40; 2654: two of 40); the first, 1460, with the network
+/// before, whose low end the new one plays alike (setting 1626: 1531 now, 1500 by the curve of
+/// then).
 pub const MEASURED: [(u32, u32); 11] = [
     (1460, 1357),
-    (1670, 1538),
-    (1900, 1685),
-    (2034, 1711),
-    (2150, 1900),
-    (2387, 1919),
-    (2508, 2067),
-    (2600, 2141),
-    (2700, 2250),
-    (2850, 2355),
-    (3000, 2630),
+    (1626, 1531),
+    (2034, 1786),
+    (2089, 1927),
+    (2285, 1930),
+    (2387, 2038),
+    (2453, 2052),
+    (2549, 2115),
+    (2654, 2282),
+    (2850, 2393),
+    (3000, 2641),
 ];
 
 /// The strongest level there is: what the strongest setting (3000) was measured to play at.
