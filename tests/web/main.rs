@@ -7,7 +7,10 @@
 //! continuous analysis (with no depth limit, restarted while browsing), checkmate and
 //! stalemate said so, castling by dropping the king on its rook, keyboard moves on the board,
 //! the error for a bad FEN, a review with judgements, opening, phases and next mistake,
-//! Chinese labels, phone width, themes kept, and an API key. Screenshots go to docs/web/.
+//! Chinese labels, phone width, themes kept, and an API key. Screenshots go to a fresh
+//! `target/web-shots/` (each checked to be a PNG written by this run); with
+//! `CHESS_WEB_SHOTS=DIR` (e.g. `docs/web`, relative to the workspace root) they are also
+//! copied there once the run has passed, which is how the README's pictures are refreshed.
 //!
 //! Needs Node.js, `npm ci` in web/ (playwright-core) and Chromium (`/usr/bin/chromium`, or
 //! `$CHROMIUM`); without them the test says what is missing and passes, except under
@@ -26,6 +29,19 @@ use chess_integration_tests::{TempDir, spawn};
 /// Longest the browser script may run (it takes well under a minute on a developer machine).
 const BROWSER_LIMIT: Duration = Duration::from_secs(300);
 const KEY: &str = "web-test-key-7f3a";
+/// The screenshots the browser script takes when every step passes.
+const SHOTS: [&str; 9] = [
+    "play.png",
+    "play-result.png",
+    "watch.png",
+    "analysis.png",
+    "bad-fen.png",
+    "review.png",
+    "play-zh.png",
+    "phone.png",
+    "contrast.png",
+];
+const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -199,7 +215,12 @@ fn the_web_app_in_chromium() {
     );
     let keyed_url = format!("http://{}/", keyed.web.expect("the web address"));
 
-    let shots = repo().join("docs/web");
+    // A fresh directory, so that a screenshot found afterwards was taken by this run.
+    let shots = repo().join("target/web-shots");
+    if shots.exists() {
+        std::fs::remove_dir_all(&shots).expect("remove the last run's screenshots");
+    }
+    std::fs::create_dir_all(&shots).expect("create target/web-shots");
     let log = data.0.join("browser.log");
     let started = Instant::now();
     let mut browser = Command::new("node")
@@ -257,18 +278,22 @@ fn the_web_app_in_chromium() {
         "browser test: {:.1} s in the browser script, first view {first_view} ms",
         elapsed.as_secs_f64()
     );
-    for shot in [
-        "play.png",
-        "play-result.png",
-        "watch.png",
-        "analysis.png",
-        "bad-fen.png",
-        "review.png",
-        "play-zh.png",
-        "phone.png",
-        "contrast.png",
-    ] {
-        assert!(shots.join(shot).exists(), "no screenshot {shot}");
+    for shot in SHOTS {
+        let bytes = std::fs::read(shots.join(shot))
+            .unwrap_or_else(|e| panic!("no screenshot {shot} in {}: {e}", shots.display()));
+        assert!(
+            bytes.len() > 1000 && bytes.starts_with(&PNG_SIGNATURE),
+            "{shot} is not a PNG image ({} bytes)",
+            bytes.len()
+        );
+    }
+    if let Some(dir) = std::env::var_os("CHESS_WEB_SHOTS") {
+        let dir = repo().join(dir);
+        std::fs::create_dir_all(&dir).expect("create the CHESS_WEB_SHOTS directory");
+        for shot in SHOTS {
+            std::fs::copy(shots.join(shot), dir.join(shot)).expect("copy a screenshot");
+        }
+        println!("screenshots copied to {}", dir.display());
     }
     drop(keyed);
     drop(up);
