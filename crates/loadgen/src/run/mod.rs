@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use chess_proto::v1::SearchLimits;
+use chess_search::{MAX_ELO, MIN_ELO};
 use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
@@ -114,9 +115,9 @@ fn limits(args: &RunArgs) -> SearchLimits {
 
 async fn run(args: RunArgs) -> Result<ExitCode, Failure> {
     // ---- flags ----
-    if args.elo != 0 && !(800..=3000).contains(&args.elo) {
+    if args.elo != 0 && !(MIN_ELO..=MAX_ELO).contains(&args.elo) {
         return Err(Failure::Usage(format!(
-            "--elo {}: a level from 800 to 3000, or 0 for full strength",
+            "--elo {}: a level from {MIN_ELO} to {MAX_ELO}, or 0 for full strength",
             args.elo
         )));
     }
