@@ -8,7 +8,7 @@
 //! stalemate said so, castling by dropping the king on its rook, keyboard moves on the board,
 //! the error for a bad FEN, a review with judgements, opening, phases and next mistake,
 //! Chinese labels, phone width, themes kept, and an API key. Screenshots go to a fresh
-//! `target/web-shots/` (each checked to be a PNG written by this run); with
+//! `target/debug/web-shots/` (each checked to be a PNG written by this run); with
 //! `CHESS_WEB_SHOTS=DIR` (e.g. `docs/web`, relative to the workspace root) they are also
 //! copied there once the run has passed, which is how the README's pictures are refreshed.
 //!
@@ -216,11 +216,12 @@ fn the_web_app_in_chromium() {
     let keyed_url = format!("http://{}/", keyed.web.expect("the web address"));
 
     // A fresh directory, so that a screenshot found afterwards was taken by this run.
-    let shots = repo().join("target/web-shots");
+    // In the build's own directory (target/debug), wherever CARGO_TARGET_DIR puts it.
+    let shots = chess_integration_tests::bin_dir().join("web-shots");
     if shots.exists() {
         std::fs::remove_dir_all(&shots).expect("remove the last run's screenshots");
     }
-    std::fs::create_dir_all(&shots).expect("create target/web-shots");
+    std::fs::create_dir_all(&shots).expect("create the screenshot directory");
     let log = data.0.join("browser.log");
     let started = Instant::now();
     let mut browser = Command::new("node")

@@ -3,7 +3,7 @@
 // starts `chess up` and a keyed gateway and passes their page addresses:
 //
 //   node e2e/browser.mjs --url http://127.0.0.1:PORT/ --keyed-url http://127.0.0.1:PORT/ \
-//     --key KEY --shots ../target/web-shots
+//     --key KEY --shots ../target/debug/web-shots
 //
 // Prints one line `RESULT {json}` with the timings; exits non-zero on the first failed step.
 
