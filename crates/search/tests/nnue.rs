@@ -70,8 +70,8 @@ fn incremental_search_equals_full_refresh_search() {
             assert_eq!(inc.lines[0].score, full.lines[0].score, "{fen}");
         }
         // The hooks are wired: the incremental searches never fell back to a refresh, and
-        // evaluated thousands of positions incrementally (9,345 with the default network of
-        // 2026-12-05, whose searches of these positions are the shortest of the three).
+        // evaluated thousands of positions incrementally (with the default network of
+        // 2026-12-06: 10,699 plain, 17,833 with output buckets, 10,422 with king buckets).
         assert_eq!(stats.refreshed.load(Relaxed), 0);
         let incremental = stats.incremental.load(Relaxed);
         assert!(incremental > 5_000, "{incremental} incremental evaluations");
