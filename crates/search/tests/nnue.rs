@@ -70,8 +70,9 @@ fn incremental_search_equals_full_refresh_search() {
             assert_eq!(inc.lines[0].score, full.lines[0].score, "{fen}");
         }
         // The hooks are wired: the incremental searches never fell back to a refresh, and
-        // evaluated thousands of positions incrementally (with the default network of
-        // 2026-12-06: 10,699 plain, 17,833 with output buckets, 10,422 with king buckets).
+        // evaluated thousands of positions incrementally (with the default network
+        // `chnn-1d3b89fd1df4`: 11,175 plain, 15,679 with output buckets, 8,794 with king
+        // buckets).
         assert_eq!(stats.refreshed.load(Relaxed), 0);
         let incremental = stats.incremental.load(Relaxed);
         assert!(incremental > 5_000, "{incremental} incremental evaluations");
