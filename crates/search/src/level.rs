@@ -44,7 +44,7 @@ pub const MAX_ELO: u32 = 3000;
 /// before, whose low end the new one plays alike (setting 1626: 1531 now, 1500 by the curve of
 /// then). The networks since, `chnn-051211bf0dac` and then `chnn-1d3b89fd1df4` (both
 /// 2026-12-06), gained +25.1 and +7.9 Elo at 10,000 nodes a move, each over the one before;
-/// docs/strength.md ("Levels") has the checks made with the first of them.
+/// docs/strength.md ("Levels") has the checks made with each.
 pub const MEASURED: [(u32, u32); 11] = [
     (1460, 1357),
     (1626, 1531),
