@@ -73,6 +73,11 @@ fn check(cfg: &TrainConfig) -> Result<(), chess_train::Error> {
             "--output-weight-limit {limit}: must be from 1 to {max} for --hidden {hidden}"
         )));
     }
+    if cfg.factorise && cfg.king_buckets.is_none_or(|k| k.count() < 2) {
+        return Err(Usage(
+            "--factorise shares feature weights between king buckets: give --king-buckets with at least two".into(),
+        ));
+    }
     if cfg.batch == 0 {
         return Err(Usage("--batch must be at least 1".into()));
     }

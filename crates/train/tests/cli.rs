@@ -287,6 +287,51 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
             && err.contains("not --king-buckets 00001111/22222222/"),
         "{err}"
     );
+    // --factorise: from scratch with a factor shared by the king buckets, a version-4
+    // checkpoint that resumes only with --factorise, an ordinary version-3 network file.
+    let fac_ckpt = dir.join("fac.ckpt");
+    let fac_path = dir.join("fac.nnue");
+    let fac = |factorise: bool, epochs: &'static str| {
+        let mut args = vec![
+            "--hidden",
+            "32",
+            "--king-buckets",
+            "00011222/3",
+            "--epochs",
+            epochs,
+            "--batch",
+            "64",
+            "--checkpoint",
+            fac_ckpt.to_str().unwrap(),
+        ];
+        if factorise {
+            args.push("--factorise");
+        }
+        train_to(&fac_path, &args)
+    };
+    ok(&fac(true, "1"));
+    assert_eq!(
+        &std::fs::read(&fac_ckpt).unwrap()[4..8],
+        &4u32.to_le_bytes()
+    );
+    assert_eq!(
+        &std::fs::read(&fac_path).unwrap()[4..8],
+        &3u32.to_le_bytes()
+    );
+    let factorised = chess_nn::Network::load(&fac_path).expect("the network loads");
+    assert_eq!(factorised.king_buckets().count(), 4);
+    let out = fac(false, "2");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2)
+            && err.contains("was trained with a shared factor: resume it with --factorise"),
+        "{err}"
+    );
+    let log = ok(&fac(true, "2"));
+    assert!(
+        log.contains("resuming from") && log.contains("epoch 2/2"),
+        "{log}"
+    );
     let out = from(
         dir.join("missing.nnue").to_str().unwrap(),
         "32",
@@ -364,6 +409,15 @@ fn bad_arguments_give_clear_errors() {
             format!("--output-weight-limit {limit}: must be from 1 to {max} for --hidden {hidden}");
         assert!(err.contains(&want), "{err}");
     }
+
+    let out = bin(&["train", "--data", "x", "--out", "y", "--factorise"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--factorise shares feature weights between king buckets"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let out = bin(&["train", "--data", "x", "--out", "y", "--validation", "0.5"]);
     assert_eq!(out.status.code(), Some(2));

@@ -3,41 +3,52 @@
 
 use std::path::Path;
 
-use chess_nn::{KingBuckets, MAX_BUCKETS, MAX_HIDDEN};
+use chess_nn::{INPUTS, KingBuckets, MAX_BUCKETS, MAX_HIDDEN};
 
+use super::factor::Factor;
 use super::model::FloatNet;
 use super::optimiser::{Adam, Trainer};
 use crate::Error;
 
 const CKPT_MAGIC: [u8; 4] = *b"CHTC";
-/// Version 2 adds the output bucket count, version 3 the king-bucket map; versions 1 (one
-/// output bucket) and 2 (no king buckets) are still read, and a network without king buckets
-/// is still written as version 2.
-const CKPT_VERSION: u32 = 3;
+/// Version 2 adds the output bucket count, version 3 the king-bucket map, version 4 the
+/// moments of the king buckets' shared factor; versions 1 (one output bucket), 2 (no king
+/// buckets) and 3 (no factor) are still read and still written for such runs.
+const CKPT_VERSION: u32 = 4;
 
 impl Trainer {
-    /// Checkpoint file: `CHTC`, version u32 (2, or 3 with king buckets), hidden u32, output
-    /// buckets u32, (version 3) the 64 bytes of the king-bucket map, epochs done u32, Adam
-    /// step u64, then the weights, Adam's first and second moments (each `ft_w, ft_b, out_w,
-    /// out_b`) as little-endian f32. (Version 1 had no bucket count: one.)
+    /// Checkpoint file: `CHTC`, version u32 (2, 3 with king buckets, 4 with their shared
+    /// factor), hidden u32, output buckets u32, (versions 3 and 4) the 64 bytes of the
+    /// king-bucket map, epochs done u32, Adam step u64, then the weights, Adam's first and
+    /// second moments (each `ft_w, ft_b, out_w, out_b`), (version 4) the factor's first and
+    /// second moments (`768 * H` each), all as little-endian f32. (Version 1 had no bucket
+    /// count: one.)
     pub fn to_bytes(&self) -> Vec<u8> {
         let kb = self.net.king_buckets;
-        let version = if kb == KingBuckets::NONE {
+        let version: u32 = if self.adam.factor.is_some() {
+            4
+        } else if kb == KingBuckets::NONE {
             2
         } else {
-            CKPT_VERSION
+            3
         };
         let mut out = CKPT_MAGIC.to_vec();
         out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&(self.net.hidden as u32).to_le_bytes());
         out.extend_from_slice(&(self.net.buckets as u32).to_le_bytes());
-        if version == 3 {
+        if version >= 3 {
             out.extend_from_slice(kb.map());
         }
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.adam.step.to_le_bytes());
         for net in [&self.net, &self.adam.m, &self.adam.v] {
             for arr in net.arrays() {
+                arr.iter()
+                    .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            }
+        }
+        if let Some(factor) = &self.adam.factor {
+            for arr in [&factor.m, &factor.v] {
                 arr.iter()
                     .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
             }
@@ -84,12 +95,18 @@ impl Trainer {
         let start = at + 12;
         let inputs = king_buckets.inputs();
         let per_net = inputs * hidden + hidden + buckets * (2 * hidden + 1);
-        let expected = start + 3 * 4 * per_net;
+        let factor_rows = if version == 4 { INPUTS * hidden } else { 0 };
+        let expected = start + 3 * 4 * per_net + 2 * 4 * factor_rows;
         if bytes.len() != expected {
             return Err(bad(format!(
-                "checkpoint of {} bytes, expected {expected} for hidden size {hidden}, {buckets} output buckets and {} king buckets",
+                "checkpoint of {} bytes, expected {expected} for hidden size {hidden}, {buckets} output buckets and {} king buckets{}",
                 bytes.len(),
-                king_buckets.count()
+                king_buckets.count(),
+                if version == 4 {
+                    " with a shared factor"
+                } else {
+                    ""
+                }
             )));
         }
         let mut floats = bytes[start..]
@@ -108,12 +125,16 @@ impl Trainer {
                 out_b: take(buckets),
             });
         }
+        let factor = (version == 4).then(|| {
+            let m = take(factor_rows);
+            Factor::with_moments(m, take(factor_rows))
+        });
         let v = nets.pop().unwrap();
         let m = nets.pop().unwrap();
         let net = nets.pop().unwrap();
         Ok(Trainer {
             net,
-            adam: Adam { m, v, step },
+            adam: Adam { m, v, step, factor },
             epoch,
         })
     }
@@ -147,12 +168,18 @@ mod tests {
     #[test]
     fn checkpoint_round_trip() {
         let four: KingBuckets = "00011222/3".parse().unwrap();
-        for (buckets, kb, version) in [
-            (1, KingBuckets::NONE, 2),
-            (8, KingBuckets::NONE, 2),
-            (8, four, 3),
+        for (buckets, kb, factorised, version) in [
+            (1, KingBuckets::NONE, false, 2),
+            (8, KingBuckets::NONE, false, 2),
+            (8, four, false, 3),
+            (8, four, true, 4),
         ] {
             let mut t = Trainer::new(16, buckets, kb, 1);
+            if factorised {
+                t.factorise();
+                let factor = t.adam.factor.as_mut().unwrap();
+                (factor.m[3], factor.v[16 * 768 - 1]) = (0.25, 0.125);
+            }
             t.adam.step = 7;
             t.adam.m.ft_w[5] = 0.5;
             let bytes = t.to_bytes();
@@ -162,6 +189,14 @@ mod tests {
             assert_eq!(back.net.king_buckets, kb);
             assert_eq!((back.epoch, back.adam.step), (t.epoch, 7));
             assert_eq!(back.adam.m, t.adam.m);
+            assert_eq!(back.adam.factor, t.adam.factor);
+            if factorised {
+                // Cut short by one float: refused, saying what it expected.
+                let e = Trainer::from_bytes(Path::new("c"), &bytes[..bytes.len() - 4])
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains("4 king buckets with a shared factor"), "{e}");
+            }
         }
         // A version-3 checkpoint whose map leaves a bucket out is refused.
         let mut bytes = Trainer::new(16, 1, four, 1).to_bytes();

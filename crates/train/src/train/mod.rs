@@ -19,10 +19,12 @@
 //!
 //! The parts: `dataset.rs` loads the data files (features, targets, mirror images, the
 //! validation split); `model.rs` is the float network and its quantisation; `optimiser.rs`
-//! the gradients and Adam; `checkpoint.rs` the checkpoint file; this file the run loop.
+//! the gradients and Adam; `factor.rs` the king buckets' shared factor (`--factorise`);
+//! `checkpoint.rs` the checkpoint file; this file the run loop.
 
 mod checkpoint;
 mod dataset;
+mod factor;
 mod model;
 mod optimiser;
 
@@ -61,6 +63,11 @@ pub struct TrainConfig {
     /// bucket a copy of its feature weights.
     #[arg(long, value_parser = parse_king_buckets)]
     pub king_buckets: Option<KingBuckets>,
+    /// With --king-buckets: train each bucket's feature weights as its own part plus a part
+    /// shared by every bucket, which learns from all positions (the network file holds the
+    /// sums: its shape and speed do not change). A resumed run must be given it as before.
+    #[arg(long)]
+    pub factorise: bool,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
     #[arg(long, default_value_t = 0.001)]
@@ -129,6 +136,13 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
     let mut trainer = match &cfg.checkpoint {
         Some(path) if path.exists() => {
             let t = checkpoint::load(path)?;
+            if t.is_factorised() != cfg.factorise {
+                let how = if t.is_factorised() { "with" } else { "without" };
+                return Err(Error::Usage(format!(
+                    "checkpoint {} was trained {how} a shared factor: resume it {how} --factorise",
+                    path.display(),
+                )));
+            }
             if (t.net.hidden, t.net.buckets, t.net.king_buckets)
                 != (cfg.hidden, cfg.buckets, king_buckets)
             {
@@ -160,6 +174,9 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             None => Trainer::new(cfg.hidden, cfg.buckets, king_buckets, cfg.seed),
         },
     };
+    if cfg.factorise {
+        trainer.factorise();
+    }
     let set = load_dataset(
         &cfg.data,
         cfg.wdl,

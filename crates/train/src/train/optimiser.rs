@@ -5,6 +5,7 @@
 use chess_nn::KingBuckets;
 
 use super::dataset::Dataset;
+use super::factor::Factor;
 use super::model::{FloatNet, output, sigmoid};
 use crate::rng::Rng;
 
@@ -14,13 +15,17 @@ pub(super) struct Adam {
     pub(super) m: FloatNet,
     pub(super) v: FloatNet,
     pub(super) step: u64,
+    /// The king buckets' shared factor (`--factorise`), when trained.
+    pub(super) factor: Option<Factor>,
 }
 
 const BETA1: f32 = 0.9;
 const BETA2: f32 = 0.999;
 const EPS: f32 = 1e-8;
 
-fn adam_update(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], lr_t: f32) {
+/// Adam's update of weights `w` by gradient `g` with moments `m` and `v`, at the step's
+/// bias-corrected rate `lr_t`.
+pub(super) fn adam_step(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], lr_t: f32) {
     for i in 0..w.len() {
         m[i] = BETA1 * m[i] + (1.0 - BETA1) * g[i];
         v[i] = BETA2 * v[i] + (1.0 - BETA2) * g[i] * g[i];
@@ -152,10 +157,24 @@ impl Trainer {
                 m: FloatNet::zeros_like(&net),
                 v: FloatNet::zeros_like(&net),
                 step: 0,
+                factor: None,
             },
             net,
             epoch: 0,
         }
+    }
+
+    /// Trains the king buckets' feature weights with a factor shared by all buckets (see
+    /// `factor.rs`) from now on; a no-op when it does already.
+    pub fn factorise(&mut self) {
+        if self.adam.factor.is_none() {
+            self.adam.factor = Some(Factor::new(self.net.hidden));
+        }
+    }
+
+    /// Whether the king buckets' feature weights train with a shared factor.
+    pub fn is_factorised(&self) -> bool {
+        self.adam.factor.is_some()
     }
 
     /// One pass over `order`'s positions in batches; returns the mean loss. Each batch is
@@ -235,9 +254,12 @@ impl Trainer {
         a.step += 1;
         let t = a.step as i32;
         let lr_t = lr * (1.0 - BETA2.powi(t)).sqrt() / (1.0 - BETA1.powi(t));
+        if let Some(factor) = &mut a.factor {
+            factor.gather(&grad.ft_w, list, h);
+        }
         for &f in list.iter() {
             let r = usize::from(f) * h..usize::from(f) * h + h;
-            adam_update(
+            adam_step(
                 &mut self.net.ft_w[r.clone()],
                 &grad.ft_w[r.clone()],
                 &mut a.m.ft_w[r.clone()],
@@ -248,6 +270,9 @@ impl Trainer {
             touched[usize::from(f)] = false;
         }
         list.clear();
+        if let Some(factor) = &mut a.factor {
+            factor.apply(&mut self.net.ft_w, h, lr_t);
+        }
         // The dense arrays: feature biases, output weights and output biases.
         let net = &mut self.net;
         for (w, g, m, v) in [
@@ -265,7 +290,7 @@ impl Trainer {
                 &mut a.v.out_b,
             ),
         ] {
-            adam_update(w, g, m, v, lr_t);
+            adam_step(w, g, m, v, lr_t);
             g.fill(0.0);
         }
         self.net.clamp(out_limit);
