@@ -178,6 +178,20 @@ mod tests {
         assert!(moved_any);
     }
 
+    /// From random weights a factorised network starts with every bucket alike, as the
+    /// network without buckets of the same seed.
+    #[test]
+    fn a_factorised_network_starts_as_one_without_buckets() {
+        let t = Trainer::new_factorised(16, 8, four(), 5);
+        let one = Trainer::new(16, 8, KingBuckets::NONE, 5).net;
+        assert!(t.is_factorised());
+        assert_eq!(t.net.king_buckets, four());
+        for bucket in t.net.ft_w.chunks_exact(one.ft_w.len()) {
+            assert_eq!(bucket, &one.ft_w[..]);
+        }
+        assert_eq!((&t.net.out_w, &t.net.ft_b), (&one.out_w, &one.ft_b));
+    }
+
     /// What the factor is for: trained on positions of one king bucket only, a factorised
     /// network also evaluates the same positions with the kings in another bucket better than
     /// before, which one without the factor cannot (those rows never see a position).

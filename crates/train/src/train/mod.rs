@@ -65,7 +65,8 @@ pub struct TrainConfig {
     pub king_buckets: Option<KingBuckets>,
     /// With --king-buckets: train each bucket's feature weights as its own part plus a part
     /// shared by every bucket, which learns from all positions (the network file holds the
-    /// sums: its shape and speed do not change). A resumed run must be given it as before.
+    /// sums: its shape and speed do not change). From random weights every bucket starts
+    /// alike (the buckets' own parts at zero). A resumed run must be given it as before.
     #[arg(long)]
     pub factorise: bool,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -170,6 +171,9 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
                 let t = Trainer::from_net(net);
                 eprintln!("train: starting from {init}");
                 t
+            }
+            None if cfg.factorise => {
+                Trainer::new_factorised(cfg.hidden, cfg.buckets, king_buckets, cfg.seed)
             }
             None => Trainer::new(cfg.hidden, cfg.buckets, king_buckets, cfg.seed),
         },

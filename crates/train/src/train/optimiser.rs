@@ -150,6 +150,23 @@ impl Trainer {
         ))
     }
 
+    /// Random weights for king buckets trained with their shared factor (`--factorise`):
+    /// every bucket's feature weights start as the same random set, as the shared part alone
+    /// (each bucket's own part zero), so the network starts as one without king buckets of
+    /// the same seed.
+    pub fn new_factorised(
+        hidden: usize,
+        buckets: usize,
+        king_buckets: KingBuckets,
+        seed: u64,
+    ) -> Trainer {
+        let one = FloatNet::random(hidden, buckets, KingBuckets::NONE, &mut Rng::new(seed));
+        let net = one.with_king_buckets(king_buckets);
+        let mut t = Trainer::from_net(net.expect("a network without king buckets takes any"));
+        t.factorise();
+        t
+    }
+
     /// Starts from given weights (a network to train further), with fresh Adam moments.
     pub fn from_net(net: FloatNet) -> Trainer {
         Trainer {
