@@ -41,17 +41,11 @@ impl Trainer {
         }
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.adam.step.to_le_bytes());
-        for net in [&self.net, &self.adam.m, &self.adam.v] {
-            for arr in net.arrays() {
-                arr.iter()
-                    .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
-            }
-        }
-        if let Some(factor) = &self.adam.factor {
-            for arr in [&factor.m, &factor.v] {
-                arr.iter()
-                    .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
-            }
+        let nets = [&self.net, &self.adam.m, &self.adam.v].map(FloatNet::arrays);
+        let factor = self.adam.factor.iter().flat_map(|f| [&f.m[..], &f.v[..]]);
+        for arr in nets.into_iter().flatten().chain(factor) {
+            arr.iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         }
         out
     }
