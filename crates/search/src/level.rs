@@ -44,8 +44,9 @@ pub const MAX_ELO: u32 = 3000;
 /// before, whose low end the new one plays alike (setting 1626: 1531 now, 1500 by the curve of
 /// then). The networks since, `chnn-051211bf0dac`, `chnn-1d3b89fd1df4` and
 /// `chnn-9d448c691b30` (all 2026-12-06), gained +25.1, +7.9 and +24.8 Elo at 10,000 nodes a
-/// move, each over the one before; docs/strength.md ("Levels") has the checks made with the
-/// first two (none yet with the third).
+/// move, each over the one before; docs/strength.md ("Levels") has the checks made with
+/// them (the strongest setting at about 2704, 2717 and 2744: the upper curve is to be
+/// measured again).
 pub const MEASURED: [(u32, u32); 11] = [
     (1460, 1357),
     (1626, 1531),
