@@ -143,6 +143,47 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     // The third epoch (index 2) trains at a tenth of the rate.
     assert!(log.contains("lr 1.0e-4"), "{log}");
     let trained = chess_nn::Network::load(&net_path).expect("the network loads");
+    // A resume towards another target is refused before any training, the checkpoint left
+    // as it was and no network written; a change of schedule is allowed and logged.
+    let resumed = dir.join("resumed.nnue");
+    let ckpt_bytes = std::fs::read(&ckpt).unwrap();
+    let resume_with = |extra: &[&str]| {
+        let mut args = vec![
+            "--hidden",
+            "32",
+            "--epochs",
+            "4",
+            "--batch",
+            "64",
+            "--threads",
+            "2",
+            "--lr-drop",
+            "2",
+            "--validation",
+            "0.3",
+            "--checkpoint",
+        ];
+        args.push(ckpt.to_str().unwrap());
+        args.extend_from_slice(extra);
+        train_to(&resumed, &args)
+    };
+    let out = resume_with(&["--wdl", "0.5", "--mirror"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2)
+            && err
+                .contains("was trained with --wdl 0.1 (given: 0.5), --mirror false (given: true)")
+            && !err.contains("epoch 4/4"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&ckpt).unwrap(), ckpt_bytes);
+    assert!(!resumed.exists());
+    let log = ok(&resume_with(&["--lr", "0.002"]));
+    assert!(
+        log.contains("resuming with --lr 0.002; the run began with 0.001")
+            && log.contains("epoch 4/4"),
+        "{log}"
+    );
 
     // --init: training goes on from a network's weights. At a negligible rate the result is
     // the same network again (random weights would give another).
@@ -287,8 +328,9 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
             && err.contains("not --king-buckets 00001111/22222222/"),
         "{err}"
     );
-    // --factorise: from scratch with a factor shared by the king buckets, a version-4
-    // checkpoint that resumes only with --factorise, an ordinary version-3 network file.
+    // --factorise: from scratch with a factor shared by the king buckets, a checkpoint
+    // flagged with it (version 5, flags 3: the map and the factor) that resumes only with
+    // --factorise, an ordinary version-3 network file.
     let fac_ckpt = dir.join("fac.ckpt");
     let fac_path = dir.join("fac.nnue");
     let fac = |factorise: bool, epochs: &'static str| {
@@ -310,10 +352,9 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
         train_to(&fac_path, &args)
     };
     ok(&fac(true, "1"));
-    assert_eq!(
-        &std::fs::read(&fac_ckpt).unwrap()[4..8],
-        &4u32.to_le_bytes()
-    );
+    let header = std::fs::read(&fac_ckpt).unwrap()[4..20].to_vec();
+    assert_eq!(header[..4], 5u32.to_le_bytes());
+    assert_eq!(header[12..], 3u32.to_le_bytes());
     assert_eq!(
         &std::fs::read(&fac_path).unwrap()[4..8],
         &3u32.to_le_bytes()

@@ -20,13 +20,15 @@
 //! The parts: `dataset.rs` loads the data files (features, targets, mirror images, the
 //! validation split); `model.rs` is the float network and its quantisation; `optimiser.rs`
 //! the gradients and Adam; `factor.rs` the king buckets' shared factor (`--factorise`);
-//! `checkpoint.rs` the checkpoint file; this file the run loop.
+//! `checkpoint.rs` the checkpoint file; `settings.rs` the run's settings it records and the
+//! check that a resumed run keeps them; this file the run loop.
 
 mod checkpoint;
 mod dataset;
 mod factor;
 mod model;
 mod optimiser;
+mod settings;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,6 +42,7 @@ pub use optimiser::Trainer;
 
 use crate::Error;
 use crate::rng::Rng;
+use settings::RunSettings;
 
 /// Settings of a `train` run (also its command line; `chess-train` checks the values).
 #[derive(Clone, Debug, clap::Args)]
@@ -80,7 +83,9 @@ pub struct TrainConfig {
     pub wdl: f32,
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
-    /// Checkpoint written after each epoch and resumed from when present.
+    /// Checkpoint written after each epoch and resumed from when present. It records
+    /// --wdl, --mirror, --dedup, --validation and --output-weight-limit, and a resumed run
+    /// must give the same; --lr, --lr-drop, --batch and --seed may change (the log says so).
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
@@ -136,9 +141,14 @@ fn parse_king_buckets(s: &str) -> Result<KingBuckets, String> {
 /// Trains (resuming from the checkpoint when there is one) and writes the network.
 pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
     let king_buckets = cfg.king_buckets.unwrap_or(KingBuckets::NONE);
+    let out_limit = cfg
+        .output_weight_limit
+        .unwrap_or_else(|| default_out_limit(cfg.hidden));
+    let settings = RunSettings::of(cfg, out_limit);
     let mut trainer = match &cfg.checkpoint {
         Some(path) if path.exists() => {
-            let t = checkpoint::load(path)?;
+            let ckpt = checkpoint::load(path)?;
+            let t = ckpt.trainer;
             if t.is_factorised() != cfg.factorise {
                 let how = if t.is_factorised() { "with" } else { "without" };
                 return Err(Error::Usage(format!(
@@ -159,6 +169,19 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
                     cfg.buckets,
                     king_buckets
                 )));
+            }
+            match &ckpt.settings {
+                Some(recorded) => {
+                    for note in settings.check_resume(recorded, path)? {
+                        eprintln!("{note}");
+                    }
+                }
+                None => eprintln!(
+                    "train: checkpoint {} (version {}) does not record its run's settings: resuming with {}",
+                    path.display(),
+                    ckpt.version,
+                    settings.to_text().trim_end().replace('\n', ", ")
+                ),
             }
             eprintln!(
                 "train: resuming from {} after epoch {}",
@@ -204,9 +227,6 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             set.duplicates
         );
     }
-    let out_limit = cfg
-        .output_weight_limit
-        .unwrap_or_else(|| default_out_limit(cfg.hidden));
     let reach = trainer.net.out_reach().min(max_out_limit(cfg.hidden));
     if reach > out_limit {
         eprintln!(
@@ -268,7 +288,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         );
         let _ = std::io::stderr().flush();
         if let Some(path) = &cfg.checkpoint {
-            checkpoint::save(path, &trainer)?;
+            checkpoint::save(path, &trainer, &settings)?;
         }
     }
     let net = Network::from_parts(trainer.net.quantise(out_limit)).map_err(Error::Network)?;
