@@ -13,10 +13,10 @@ use crate::{HIDDEN_MULTIPLE, MAX_BUCKETS, MAX_HIDDEN, Simd};
 pub const MAX_QUANT: u32 = 32_767;
 
 /// File name of the embedded default network (see [`Network::default_network`]).
-pub const DEFAULT_NETWORK_FILE: &str = "chnn-9d448c691b30.nnue";
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-cc2f9e3c54ae.nnue";
 
 /// The embedded default network's file, byte for byte.
-pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-9d448c691b30.nnue");
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-cc2f9e3c54ae.nnue");
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a
 /// network of `buckets` buckets: `(pieces - 2) * buckets / 31`, with `pieces` taken within
@@ -308,10 +308,10 @@ impl Network {
     ///
     /// ```
     /// let net = chess_nn::Network::default_network();
-    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 378).
-    /// assert_eq!((net.scale(), net.qa() * net.qb()), (378, 255 * 64));
-    /// // 378 / 16320 reduced: both are multiples of 6.
-    /// assert_eq!(net.output_ratio(), (63, 2720));
+    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 397).
+    /// assert_eq!((net.scale(), net.qa() * net.qb()), (397, 255 * 64));
+    /// // 397 is prime and no factor of 16320: the ratio does not reduce.
+    /// assert_eq!(net.output_ratio(), (397, 16320));
     /// ```
     #[inline]
     pub fn output_ratio(&self) -> (i32, i32) {
