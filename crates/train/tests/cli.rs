@@ -172,7 +172,7 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     assert!(
         out.status.code() == Some(2)
             && err
-                .contains("was trained with --wdl 0.1 (given: 0.5), --mirror false (given: true)")
+                .contains("was trained with --wdl 0 (given: 0.5), --mirror false (given: true)")
             && !err.contains("epoch 4/4"),
         "{err}"
     );

@@ -77,9 +77,9 @@ pub struct TrainConfig {
     #[arg(long, default_value_t = 0.001)]
     pub lr: f32,
     /// Weight of the game result in the target (the rest is the search score). 0.3 until
-    /// 2026-12-06, when the same training with 0.1 played +24.8 Elo better (docs/network.md,
-    /// fourteenth round).
-    #[arg(long, default_value_t = 0.1)]
+    /// 2026-12-06, when the same training with 0.1 played +24.8 Elo better and then with 0.0
+    /// +8.2 better again (docs/network.md, fourteenth and fifteenth rounds).
+    #[arg(long, default_value_t = 0.0)]
     pub wdl: f32,
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,

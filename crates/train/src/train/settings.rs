@@ -148,7 +148,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("run.ckpt was trained with --wdl 0.3 (given: 0.1)"),
+            e.contains("run.ckpt was trained with --wdl 0.3 (given: 0)"),
             "{e}"
         );
         // Every kept setting changed is named.
