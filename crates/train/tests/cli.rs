@@ -97,28 +97,28 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     let net_path = dir.join("net.nnue");
     let ckpt = dir.join("train.ckpt");
     let train_to = |out: &Path, args: &[&str]| command_on("train", &file, out, args);
-    let train = |epochs: &str| {
-        train_to(
-            &net_path,
-            &[
-                "--hidden",
-                "32",
-                "--epochs",
-                epochs,
-                "--batch",
-                "64",
-                "--threads",
-                "2",
-                "--lr-drop",
-                "2",
-                // Of the 3 games, the game-index hash holds out the second.
-                "--validation",
-                "0.3",
-                "--checkpoint",
-                ckpt.to_str().unwrap(),
-            ],
-        )
+    let train_with = |out: &Path, epochs: &'static str, extra: &[&'static str]| {
+        let mut args = vec![
+            "--hidden",
+            "32",
+            "--epochs",
+            epochs,
+            "--batch",
+            "64",
+            "--threads",
+            "2",
+            "--lr-drop",
+            "2",
+            // Of the 3 games, the game-index hash holds out the second.
+            "--validation",
+            "0.3",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        train_to(out, &args)
     };
+    let train = |epochs: &'static str| train_with(&net_path, epochs, &[]);
     let out = train("2");
     let log = ok(&out);
     assert!(log.contains("epoch 2/2 loss"), "{log}");
@@ -147,32 +147,12 @@ fn datagen_resumes_and_training_writes_a_loadable_network() {
     // as it was and no network written; a change of schedule is allowed and logged.
     let resumed = dir.join("resumed.nnue");
     let ckpt_bytes = std::fs::read(&ckpt).unwrap();
-    let resume_with = |extra: &[&str]| {
-        let mut args = vec![
-            "--hidden",
-            "32",
-            "--epochs",
-            "4",
-            "--batch",
-            "64",
-            "--threads",
-            "2",
-            "--lr-drop",
-            "2",
-            "--validation",
-            "0.3",
-            "--checkpoint",
-        ];
-        args.push(ckpt.to_str().unwrap());
-        args.extend_from_slice(extra);
-        train_to(&resumed, &args)
-    };
+    let resume_with = |extra: &[&'static str]| train_with(&resumed, "4", extra);
     let out = resume_with(&["--wdl", "0.5", "--mirror"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() == Some(2)
-            && err
-                .contains("was trained with --wdl 0 (given: 0.5), --mirror false (given: true)")
+            && err.contains("was trained with --wdl 0 (given: 0.5), --mirror false (given: true)")
             && !err.contains("epoch 4/4"),
         "{err}"
     );
