@@ -42,11 +42,11 @@ pub const MAX_ELO: u32 = 3000;
 /// `chnn-2be98a017411` (docs/strength.md, "Recalibrated with the network of the evening"), in
 /// matches of 60-100 games (2453: 40; 2654: two of 40); the first, 1460, with the network
 /// before, whose low end the new one plays alike (setting 1626: 1531 now, 1500 by the curve of
-/// then). The networks since, `chnn-051211bf0dac`, `chnn-1d3b89fd1df4`, `chnn-9d448c691b30`
-/// and `chnn-cc2f9e3c54ae` (all 2026-12-06), gained +25.1, +7.9, +24.8 and +8.2 Elo at 10,000
-/// nodes a move, each over the one before; docs/strength.md ("Levels") has the checks made
-/// with the first three (the strongest setting at about 2704, 2717 and 2744: the upper curve
-/// is to be measured again).
+/// then). The networks since, `chnn-051211bf0dac`, `chnn-1d3b89fd1df4`, `chnn-9d448c691b30`,
+/// `chnn-cc2f9e3c54ae` and `chnn-377bd49fbec8` (all 2026-12-06), gained +25.1, +7.9, +24.8,
+/// +8.2 and +13.8 Elo at 10,000 nodes a move, each over the one before; docs/strength.md
+/// ("Levels") has the checks made with the first three (the strongest setting at about 2704,
+/// 2717 and 2744: the upper curve is to be measured again).
 pub const MEASURED: [(u32, u32); 11] = [
     (1460, 1357),
     (1626, 1531),

@@ -71,7 +71,7 @@ fn incremental_search_equals_full_refresh_search() {
         }
         // The hooks are wired: the incremental searches never fell back to a refresh, and
         // evaluated thousands of positions incrementally (with the default network
-        // `chnn-cc2f9e3c54ae`: 11,298 plain, 18,825 with output buckets, 11,829 with king
+        // `chnn-377bd49fbec8`: 11,764 plain, 15,036 with output buckets, 8,395 with king
         // buckets).
         assert_eq!(stats.refreshed.load(Relaxed), 0);
         let incremental = stats.incremental.load(Relaxed);
