@@ -180,7 +180,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
                     "train: checkpoint {} (version {}) does not record its run's settings: resuming with {}",
                     path.display(),
                     ckpt.version,
-                    settings.to_text().trim_end().replace('\n', ", ")
+                    settings.one_line()
                 ),
             }
             eprintln!(

@@ -66,6 +66,12 @@ impl RunSettings {
         Ok(RunSettings(pairs))
     }
 
+    /// One line for a log: `--wdl 0, --mirror true, ...`.
+    pub(super) fn one_line(&self) -> String {
+        let pairs: Vec<String> = self.0.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        pairs.join(", ")
+    }
+
     fn get(&self, flag: &str) -> Option<&str> {
         self.0
             .iter()
