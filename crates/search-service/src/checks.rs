@@ -271,15 +271,15 @@ pub fn check_best_move(
         cap(limits.depth.map(u64::from), u64::from(strength.max_depth)).map(|d| d as u32);
     limits.nodes = cap(limits.nodes, strength.max_nodes);
     let level = (strength.elo != 0).then(|| Level::new(strength.elo));
-    let mut multipv = 1;
-    if let Some(level) = level {
-        limits = level.limit(limits);
-        multipv = level.lines;
-    }
     let seed = match strength.seed {
         0 => SplitMix64::random_seed(),
         s => s,
     };
+    let mut multipv = 1;
+    if let Some(level) = level {
+        limits = level.limit(limits);
+        multipv = level.lines_for(seed);
+    }
     let job = SearchJob {
         position: placed.position,
         history: placed.history,

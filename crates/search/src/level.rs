@@ -8,7 +8,7 @@
 //! |---|---|---|---|---|---|
 //! | node budget | `400 * 2^(11 t)` | 400 | 4.5k | 51k | 819k |
 //! | depth cap | `1 + round(13 t)` to 2600 (12), then 13 more per 100 | 1 | 5 | 9 | 64 |
-//! | lines considered | 4 below 2900, else 1 | 4 | 4 | 4 | 1 |
+//! | lines considered | 4; from 2850 to 3000 a growing share of moves 1 | 4 | 4 | 4 | 1 |
 //! | temperature (cp) | `250 (1 - t)^1.5` | 250 | 141 | 55 | 0 |
 //!
 //! The engine searches the top lines within that budget, and the move is drawn among them
@@ -16,6 +16,15 @@
 //! plays a second- or third-best move, a strong one almost never, and a line that loses much
 //! more than the best is all but never chosen. The draw uses a seeded generator, so the same
 //! seed, position and level give the same move.
+//!
+//! **The top of the scale.** Four lines cost a search much of its depth: setting 2850 (four
+//! lines) played about 350 Elo below setting 3000 (one line), far more than 1.7 times the
+//! nodes is worth. A switch from four lines to one at a
+//! setting left a gap in the levels that no setting played (about 2450 to 2700). So from
+//! [`SINGLE_LINE_FROM`] to 3000 the share of moves searched as one line (the strongest
+//! search, no draw) grows in a straight line from none to all ([`Level::single_line_share`]);
+//! which moves, the seed of each move decides ([`Level::lines_for`]), so strength rises with
+//! the setting without a step and a seeded level still repeats.
 //!
 //! **The calibration.** Settings were played against Stockfish 15.1 with `UCI_LimitStrength`
 //! at 10 s + 0.1 s ([`MEASURED`]; docs/strength.md, "Levels"): a setting plays well below its
@@ -34,20 +43,26 @@ use crate::{Line, Score, SearchLimits, SplitMix64};
 pub const MIN_ELO: u32 = 800;
 pub const MAX_ELO: u32 = 3000;
 
+/// From this setting up, a share of the moves (none here, all at [`MAX_ELO`]) is searched as
+/// one line instead of four.
+pub const SINGLE_LINE_FROM: u32 = 2850;
+
+/// The lines a move that is not searched as one line considers.
+const LINES: usize = 4;
+
 /// Settings on the scale and the Elo each played at against Stockfish 15.1 `UCI_Elo`
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
 /// Each point is a setting's own match against a `UCI_Elo` near it (its score as an Elo
 /// difference), or two matches of the same setting read together (their means, weighted by
-/// games). All but the first were measured on 2026-12-05 with the default network
+/// games). 1626 to 2850 were measured on 2026-12-05 with the default network
 /// `chnn-2be98a017411` (docs/strength.md, "Recalibrated with the network of the evening"), in
 /// matches of 60-100 games (2453: 40; 2654: two of 40); the first, 1460, with the network
-/// before, whose low end the new one plays alike (setting 1626: 1531 now, 1500 by the curve of
-/// then). The networks since, `chnn-051211bf0dac`, `chnn-1d3b89fd1df4`, `chnn-9d448c691b30`,
-/// `chnn-cc2f9e3c54ae` and `chnn-377bd49fbec8` (all 2026-12-06), gained +25.1, +7.9, +24.8,
-/// +8.2 and +13.8 Elo at 10,000 nodes a move, each over the one before; docs/strength.md
-/// ("Levels") has the checks made with the first three (the strongest setting at about 2704,
-/// 2717 and 2744: the upper curve is to be measured again).
-pub const MEASURED: [(u32, u32); 11] = [
+/// before, whose low end the new one plays alike. 2549, 2654 and 2850 were measured again on
+/// 2026-12-06 with `chnn-377bd49fbec8` (40 games each: 2130, 2282 and 2395, where they were):
+/// the networks since gain at one line, not at four with a draw. 2890, 2925 and 3000 are that
+/// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
+/// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
+pub const MEASURED: [(u32, u32); 13] = [
     (1460, 1357),
     (1626, 1531),
     (2034, 1786),
@@ -58,7 +73,9 @@ pub const MEASURED: [(u32, u32); 11] = [
     (2549, 2115),
     (2654, 2282),
     (2850, 2393),
-    (3000, 2641),
+    (2890, 2500),
+    (2925, 2539),
+    (3000, 2759),
 ];
 
 /// The strongest level there is: what the strongest setting (3000) was measured to play at.
@@ -74,7 +91,11 @@ pub struct Level {
     pub setting: u32,
     pub nodes: u64,
     pub depth: u32,
+    /// The lines a move searches and draws among, unless [`Level::lines_for`] makes it one.
     pub lines: usize,
+    /// The share of moves searched as one line (the strongest search, no draw): 0 below
+    /// [`SINGLE_LINE_FROM`], rising to 1 at [`MAX_ELO`].
+    pub single_line_share: f64,
     pub temperature_cp: f64,
 }
 
@@ -99,8 +120,24 @@ impl Level {
             setting,
             nodes: (400.0 * (11.0 * t).exp2()).round() as u64,
             depth: depth_cap(setting, t),
-            lines: if setting < 2900 { 4 } else { 1 },
+            lines: if setting < MAX_ELO { LINES } else { 1 },
+            single_line_share: f64::from(setting.saturating_sub(SINGLE_LINE_FROM))
+                / f64::from(MAX_ELO - SINGLE_LINE_FROM),
             temperature_cp: 250.0 * (1.0 - t).powf(1.5),
+        }
+    }
+
+    /// The lines (MultiPV) of the move whose draw is seeded by `seed`: one for a share
+    /// [`Level::single_line_share`] of seeds, [`Level::lines`] for the rest. The decision
+    /// takes its own number from the seed, apart from the draw's.
+    pub fn lines_for(&self, seed: u64) -> usize {
+        if self.lines > 1
+            && self.single_line_share > 0.0
+            && SplitMix64::new(seed ^ LINES_SEED_MIX).next_f64() < self.single_line_share
+        {
+            1
+        } else {
+            self.lines
         }
     }
 
@@ -111,8 +148,8 @@ impl Level {
         limits
     }
 
-    /// The line the level plays among a search's `lines` (best first; each searched with
-    /// [`Level::lines`] as MultiPV): one whose first move is legal in `position`, drawn with
+    /// The line the level plays among a search's `lines` (best first; searched with
+    /// [`Level::lines_for`] the move's seed as MultiPV): one whose first move is legal in `position`, drawn with
     /// [`Level::choose`]. `None` when no line has a legal first move.
     pub fn pick<'a>(
         &self,
@@ -157,6 +194,10 @@ pub fn playable<'a>(position: &Position, lines: &'a [Line]) -> Vec<&'a Line> {
         .filter(|l| l.pv.first().is_some_and(|m| position.is_legal(*m)))
         .collect()
 }
+
+/// Mixed into a move's seed for the choice of its lines, so that it is not the draw's first
+/// number.
+const LINES_SEED_MIX: u64 = 0x6c69_6e65_7320_6f66;
 
 /// Settings up to this one are held by their depth cap `1 + round(13 t)` as measured; above it
 /// the cap rises by 13 plies per 100 points (none to speak of by 2700), so that the node budget
@@ -210,6 +251,7 @@ mod tests {
         let high = Level::new(3000);
         assert_eq!((low.nodes, low.depth, low.lines), (400, 1, 4));
         assert_eq!((high.nodes, high.depth, high.lines), (819_200, 64, 1));
+        assert_eq!(high.single_line_share, 1.0);
         assert_eq!(
             Level::at_setting(2600).depth,
             12,
@@ -221,6 +263,7 @@ mod tests {
             let l = Level::new(elo);
             assert!(l.nodes >= last.nodes && l.depth >= last.depth);
             assert!(l.temperature_cp <= last.temperature_cp);
+            assert!(l.single_line_share >= last.single_line_share);
             last = l;
         }
     }
@@ -284,6 +327,34 @@ mod tests {
         for _ in 0..200 {
             assert_eq!(strong.choose(&scores, &mut rng), 0);
         }
+    }
+
+    #[test]
+    fn a_growing_share_of_the_top_settings_moves_is_searched_as_one_line() {
+        let share = |setting: u32| {
+            let level = Level::at_setting(setting);
+            let single = (0..4000u64)
+                .filter(|&seed| level.lines_for(seed) == 1)
+                .count();
+            assert!((0..4000u64).all(|seed| [1, LINES].contains(&level.lines_for(seed))));
+            single as f64 / 4000.0
+        };
+        assert_eq!(share(MIN_ELO), 0.0);
+        assert_eq!(share(SINGLE_LINE_FROM), 0.0);
+        assert_eq!(Level::at_setting(SINGLE_LINE_FROM).single_line_share, 0.0);
+        assert_eq!(share(MAX_ELO), 1.0);
+        let middle = Level::at_setting(2925);
+        assert!((middle.single_line_share - 0.5).abs() < 1e-9);
+        assert!((share(2925) - 0.5).abs() < 0.03, "{}", share(2925));
+        assert!((share(2880) - 0.2).abs() < 0.03, "{}", share(2880));
+        // The seed decides, so a level repeats; and not by the draw's own first number.
+        assert_eq!(middle.lines_for(99), middle.lines_for(99));
+        let agree = (0..4000u64)
+            .filter(|&seed| {
+                (middle.lines_for(seed) == 1) == (SplitMix64::new(seed).next_f64() < 0.5)
+            })
+            .count();
+        assert!((1800..2200).contains(&agree), "{agree}");
     }
 
     #[test]

@@ -141,7 +141,7 @@ impl Strength {
         });
         engine.new_game();
         // MultiPV's range is 1..=256 and a level searches at most 4 lines.
-        let _ = engine.set_option("MultiPV", &level.lines.to_string());
+        let _ = engine.set_option("MultiPV", &level.lines_for(seed).to_string());
         (engine, level.limit(limits), seed)
     }
 }
@@ -159,11 +159,18 @@ pub fn levelled_move(
     }
 }
 
-/// `level 1500: setting 1626, 7003 nodes, depth 6, MultiPV 4, temperature 123 cp`.
+/// `level 1500: setting 1626, 7003 nodes, depth 6, MultiPV 4, temperature 123 cp`; where a
+/// share of the moves is searched as one line, `MultiPV 4 (1 for 50 % of moves)`.
 fn describe(level: &Level) -> String {
+    let share = level.single_line_share;
+    let lines = if level.lines > 1 && share > 0.0 {
+        format!("{} (1 for {:.0} % of moves)", level.lines, share * 100.0)
+    } else {
+        level.lines.to_string()
+    };
     format!(
-        "level {}: setting {}, {} nodes, depth {}, MultiPV {}, temperature {:.0} cp",
-        level.elo, level.setting, level.nodes, level.depth, level.lines, level.temperature_cp
+        "level {}: setting {}, {} nodes, depth {}, MultiPV {lines}, temperature {:.0} cp",
+        level.elo, level.setting, level.nodes, level.depth, level.temperature_cp
     )
 }
 
