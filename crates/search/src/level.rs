@@ -19,8 +19,8 @@
 //!
 //! **The top of the scale.** Four lines cost a search much of its depth: setting 2850 (four
 //! lines) played about 350 Elo below setting 3000 (one line), far more than 1.7 times the
-//! nodes is worth. A switch from four lines to one at a
-//! setting left a gap in the levels that no setting played (about 2450 to 2700). So from
+//! nodes is worth. A switch from four lines to one at a setting left a gap in the levels that
+//! no setting played (about 2450 to 2700). So from
 //! [`SINGLE_LINE_FROM`] to 3000 the share of moves searched as one line (the strongest
 //! search, no draw) grows in a straight line from none to all ([`Level::single_line_share`]);
 //! which moves, the seed of each move decides ([`Level::lines_for`]), so strength rises with
@@ -57,11 +57,13 @@ const LINES: usize = 4;
 /// games). 1626 to 2850 were measured on 2026-12-05 with the default network
 /// `chnn-2be98a017411` (docs/strength.md, "Recalibrated with the network of the evening"), in
 /// matches of 60-100 games (2453: 40; 2654: two of 40); the first, 1460, with the network
-/// before, whose low end the new one plays alike. 2549, 2654 and 2850 were measured again on
-/// 2026-12-06 with `chnn-377bd49fbec8` (40 games each: 2130, 2282 and 2395, where they were):
-/// the networks since gain at one line, not at four with a draw. 2890, 2925 and 3000 are that
-/// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
-/// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
+/// before, whose low end the new one played alike (with `chnn-377bd49fbec8` level 1500 plays
+/// about 90 above its number in 100 games: the low end is to be measured again). 2549, 2654
+/// and 2850 were measured again on 2026-12-06 with `chnn-377bd49fbec8` (40 games each: 2130,
+/// 2282 and 2395, where they were): the networks since gain at one line, not at four with a
+/// draw. 2890, 2925 and 3000 are that network's, 40 games each, 2890 and 2925 with a share of
+/// their moves searched as one line ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again
+/// with the network of the night").
 pub const MEASURED: [(u32, u32); 13] = [
     (1460, 1357),
     (1626, 1531),
@@ -148,9 +150,9 @@ impl Level {
         limits
     }
 
-    /// The line the level plays among a search's `lines` (best first; searched with
-    /// [`Level::lines_for`] the move's seed as MultiPV): one whose first move is legal in `position`, drawn with
-    /// [`Level::choose`]. `None` when no line has a legal first move.
+    /// The line the level plays among a search's `lines` (best first; as many as
+    /// [`Level::lines_for`] gives the move's seed): one whose first move is legal in
+    /// `position`, drawn with [`Level::choose`]. `None` when no line has a legal first move.
     pub fn pick<'a>(
         &self,
         position: &Position,

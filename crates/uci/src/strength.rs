@@ -213,6 +213,16 @@ mod tests {
             Set::Done(Some(_))
         ));
         assert_eq!(s.level(), Some(Level::at_setting(2700)));
+        // A setting where half the moves search one line says so.
+        match s.set_option("LevelSetting", "2925") {
+            Set::Done(Some(text)) => {
+                assert!(
+                    text.contains(", MultiPV 4 (1 for 50 % of moves), "),
+                    "{text}"
+                )
+            }
+            _ => panic!("not set"),
+        }
         assert!(
             matches!(s.set_option("LevelSetting", "5"), Set::Invalid(e) if e.contains("\"5\""))
         );
