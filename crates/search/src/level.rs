@@ -133,10 +133,8 @@ impl Level {
     /// [`Level::single_line_share`] of seeds, [`Level::lines`] for the rest. The decision
     /// takes its own number from the seed, apart from the draw's.
     pub fn lines_for(&self, seed: u64) -> usize {
-        if self.lines > 1
-            && self.single_line_share > 0.0
-            && SplitMix64::new(seed ^ LINES_SEED_MIX).next_f64() < self.single_line_share
-        {
+        // `next_f64` is below 1, so a share of 0 never makes a move one line, a share of 1 always.
+        if SplitMix64::new(seed ^ LINES_SEED_MIX).next_f64() < self.single_line_share {
             1
         } else {
             self.lines
