@@ -30,11 +30,11 @@
 //! at 10 s + 0.1 s ([`MEASURED`]; docs/strength.md, "Levels"): a setting plays well below its
 //! own number in the middle of the scale (setting 2200 lost 60 of 60 games to Stockfish at
 //! 2200). A level `elo` uses the setting that played at `elo`: the measured points read
-//! backwards, straight lines between them, and beyond the first and last point the nearest
-//! segment's slope, within 800..=3000. So a level between the first and last measured point
-//! plays near its number; below the first the figures are extrapolated. No setting plays above
-//! the last point ([`STRONGEST_LEVEL`]), so a level asked above it is played as it, and
-//! [`Level::elo`] says so: the level played, not the number asked for.
+//! backwards, straight lines between them. The first point is the weakest setting (800) and
+//! the last the strongest (3000), so every level between them plays near its number. No
+//! setting plays below the first point ([`WEAKEST_LEVEL`]) or above the last
+//! ([`STRONGEST_LEVEL`]), so a level asked below or above is played as that end of the scale,
+//! and [`Level::elo`] says so: the level played, not the number asked for.
 
 use chess_rules::Position;
 
@@ -54,19 +54,22 @@ const LINES: usize = 4;
 /// (10 s + 0.1 s, one thread, game pairs over a 50-opening book), both ascending.
 /// Each point is a setting's own match against a `UCI_Elo` near it (its score as an Elo
 /// difference), or two matches of the same setting read together (their means, weighted by
-/// games). 1626 to 2850 were measured on 2026-12-05 with the default network
+/// games). 2034 to 2453 were measured on 2026-12-05 with the default network
 /// `chnn-2be98a017411` (docs/strength.md, "Recalibrated with the network of the evening"), in
-/// matches of 60-100 games (2453: 40; 2654: two of 40); the first, 1460, with the network
-/// before, whose low end the new one played alike (with `chnn-377bd49fbec8` level 1500 plays
-/// about 90 above its number in 100 games: the low end is to be measured again). 2549, 2654
-/// and 2850 were measured again on 2026-12-06 with `chnn-377bd49fbec8` (40 games each: 2130,
-/// 2282 and 2395, where they were): the networks since gain at one line, not at four with a
-/// draw. 2890, 2925 and 3000 are that network's, 40 games each, 2890 and 2925 with a share of
-/// their moves searched as one line ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again
-/// with the network of the night").
-pub const MEASURED: [(u32, u32); 13] = [
-    (1460, 1357),
-    (1626, 1531),
+/// matches of 60-100 games (2453: 40). 2549, 2654 and 2850 were measured again on 2026-12-06
+/// with `chnn-377bd49fbec8` (40 games each: 2130, 2282 and 2395, where they were): the
+/// networks since gain at one line, not at four with a draw. 2890, 2925 and 3000 are that
+/// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
+/// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
+/// The low end, 800 to 1626, is that network's too (2026-12-07, 60-100 games each; 800, 1000
+/// and 1200 against Stockfish's weakest, 1350; docs/strength.md, "The low end measured
+/// again").
+pub const MEASURED: [(u32, u32); 16] = [
+    (800, 1012),
+    (1000, 1135),
+    (1200, 1215),
+    (1460, 1492),
+    (1626, 1579),
     (2034, 1786),
     (2089, 1927),
     (2285, 1930),
@@ -80,6 +83,10 @@ pub const MEASURED: [(u32, u32); 13] = [
     (3000, 2759),
 ];
 
+/// The weakest level there is: what the weakest setting (800) was measured to play at.
+/// A level asked below it is played, and reported, as this one.
+pub const WEAKEST_LEVEL: u32 = MEASURED[0].1;
+
 /// The strongest level there is: what the strongest setting (3000) was measured to play at.
 /// A level asked above it is played, and reported, as this one.
 pub const STRONGEST_LEVEL: u32 = MEASURED[MEASURED.len() - 1].1;
@@ -87,7 +94,7 @@ pub const STRONGEST_LEVEL: u32 = MEASURED[MEASURED.len() - 1].1;
 /// What a level means for the search and the choice.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {
-    /// The level played: the one asked for, within `MIN_ELO..=STRONGEST_LEVEL`.
+    /// The level played: the one asked for, within `WEAKEST_LEVEL..=STRONGEST_LEVEL`.
     pub elo: u32,
     /// Its setting on the scale ([`MEASURED`]).
     pub setting: u32,
@@ -102,10 +109,10 @@ pub struct Level {
 }
 
 impl Level {
-    /// The level for `elo` (clamped to `MIN_ELO..=STRONGEST_LEVEL`): the setting measured to
-    /// play at `elo`.
+    /// The level for `elo` (clamped to `WEAKEST_LEVEL..=STRONGEST_LEVEL`): the setting
+    /// measured to play at `elo`.
     pub fn new(elo: u32) -> Level {
-        let elo = elo.clamp(MIN_ELO, STRONGEST_LEVEL);
+        let elo = elo.clamp(WEAKEST_LEVEL, STRONGEST_LEVEL);
         Level {
             elo,
             ..Level::at_setting(setting_for(elo))
@@ -278,11 +285,20 @@ mod tests {
         let ((s0, e0), (s1, e1)) = (MEASURED[0], MEASURED[1]);
         let middle = Level::new((e0 + e1) / 2).setting;
         assert!(middle.abs_diff((s0 + s1) / 2) <= 2, "{middle}");
-        // Below the first point the first segment goes on, within the scale; the top level
-        // uses the top setting.
-        let weakest = Level::new(MIN_ELO).setting;
-        assert!((MIN_ELO..MEASURED[0].0).contains(&weakest), "{weakest}");
-        assert_eq!(Level::new(MAX_ELO).setting, MAX_ELO);
+        // The curve spans the scale: its ends are the weakest and the strongest setting.
+        const { assert!(MEASURED[0].0 == MIN_ELO && MEASURED[MEASURED.len() - 1].0 == MAX_ELO) };
+        // Below the weakest level, the weakest, and said so.
+        const { assert!(WEAKEST_LEVEL > MIN_ELO && WEAKEST_LEVEL < 1350) };
+        for elo in [MIN_ELO, WEAKEST_LEVEL - 1, WEAKEST_LEVEL] {
+            let level = Level::new(elo);
+            assert_eq!(
+                (level.elo, level.setting),
+                (WEAKEST_LEVEL, MIN_ELO),
+                "{elo}"
+            );
+        }
+        assert_eq!(Level::new(WEAKEST_LEVEL + 1).elo, WEAKEST_LEVEL + 1);
+        assert!(Level::new(WEAKEST_LEVEL + 1).setting > MIN_ELO);
         // Above the strongest level, the strongest, and said so.
         const { assert!(STRONGEST_LEVEL > 2000 && STRONGEST_LEVEL < MAX_ELO) };
         for elo in [STRONGEST_LEVEL, STRONGEST_LEVEL + 1, MAX_ELO] {

@@ -101,10 +101,13 @@ impl Strength {
         }
         Set::Done(self.level().map(|l| {
             let text = describe(&l);
-            if self.setting.is_none() && l.elo < self.elo {
-                format!("{text} (UCI_Elo {} is above the strongest level)", self.elo)
-            } else {
-                text
+            match self.elo {
+                _ if self.setting.is_some() => text,
+                elo if l.elo < elo => {
+                    format!("{text} (UCI_Elo {elo} is above the strongest level)")
+                }
+                elo if l.elo > elo => format!("{text} (UCI_Elo {elo} is below the weakest level)"),
+                _ => text,
             }
         }))
     }
@@ -177,7 +180,7 @@ fn describe(level: &Level) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chess_search::STRONGEST_LEVEL;
+    use chess_search::{STRONGEST_LEVEL, WEAKEST_LEVEL};
 
     #[test]
     fn the_options_are_read_and_bad_values_refused() {
@@ -236,6 +239,15 @@ mod tests {
             Set::Done(Some(text)) => assert!(
                 text.starts_with(&format!("level {STRONGEST_LEVEL}: setting 3000"))
                     && text.ends_with("(UCI_Elo 3000 is above the strongest level)"),
+                "{text}"
+            ),
+            _ => panic!("not set"),
+        }
+        // Below the weakest level: played as it, and said so.
+        match s.set_option("UCI_Elo", "800") {
+            Set::Done(Some(text)) => assert!(
+                text.starts_with(&format!("level {WEAKEST_LEVEL}: setting 800,"))
+                    && text.ends_with("(UCI_Elo 800 is below the weakest level)"),
                 "{text}"
             ),
             _ => panic!("not set"),
