@@ -126,7 +126,11 @@ try {
 
   await step("play: start a game against the engine; its address", async () => {
     await page.selectOption('select[name="color"]', "w");
-    await page.selectOption('select[name="level"]', "800");
+    // The form starts at a level it offers (it once started at 1600, not among them: an empty
+    // choice that played at full strength).
+    const level = await page.inputValue('select[name="level"]');
+    assert(level === "1500", `the form starts at level 1500, not ${JSON.stringify(level)}`);
+    await page.selectOption('select[name="level"]', "1100");
     await page.selectOption('select[name="tc"]', "5+3");
     await page.click('button[name="start"]');
     await page.waitForFunction(() => document.querySelector(".play .game-id")?.dataset.gameId);
