@@ -234,23 +234,19 @@ mod tests {
             Set::Done(Some(_))
         ));
         assert_eq!(s.level(), Some(Level::new(1350)));
-        // Above the strongest level: played as it, and said so.
-        match s.set_option("UCI_Elo", "3000") {
-            Set::Done(Some(text)) => assert!(
-                text.starts_with(&format!("level {STRONGEST_LEVEL}: setting 3000"))
-                    && text.ends_with("(UCI_Elo 3000 is above the strongest level)"),
-                "{text}"
-            ),
-            _ => panic!("not set"),
-        }
-        // Below the weakest level: played as it, and said so.
-        match s.set_option("UCI_Elo", "800") {
-            Set::Done(Some(text)) => assert!(
-                text.starts_with(&format!("level {WEAKEST_LEVEL}: setting 800,"))
-                    && text.ends_with("(UCI_Elo 800 is below the weakest level)"),
-                "{text}"
-            ),
-            _ => panic!("not set"),
+        // Above the strongest level or below the weakest: played as it, and said so.
+        for (asked, played, setting, said) in [
+            (3000, STRONGEST_LEVEL, 3000, "above the strongest"),
+            (800, WEAKEST_LEVEL, 800, "below the weakest"),
+        ] {
+            match s.set_option("UCI_Elo", &asked.to_string()) {
+                Set::Done(Some(text)) => assert!(
+                    text.starts_with(&format!("level {played}: setting {setting},"))
+                        && text.ends_with(&format!("(UCI_Elo {asked} is {said} level)")),
+                    "{text}"
+                ),
+                _ => panic!("{asked} not set"),
+            }
         }
         assert!(matches!(
             s.set_option("UCI_LimitStrength", "false"),
