@@ -225,7 +225,7 @@ fn depth_cap(setting: u32, t: f64) -> u32 {
 /// The setting that plays at `elo`: [`MEASURED`] read backwards (see the module's text).
 fn setting_for(elo: u32) -> u32 {
     let last = MEASURED.len() - 1;
-    // The segment whose played range holds `elo`, or the one at the nearer end.
+    // The segment whose played range holds `elo` (`Level::new` keeps it within the curve's ends).
     let i = MEASURED[1..last]
         .iter()
         .take_while(|&&(_, played)| played < elo)

@@ -5,6 +5,8 @@
 //! player, so matches over UCI measure the levels the API offers. `LevelSetting` (0, or
 //! 800-3000) plays a setting of the uncalibrated scale instead, as the calibration matches do.
 
+use std::cmp::Ordering;
+
 use chess_rules::{Move, Position};
 use chess_search::{
     Engine, EngineOptions, EvalSource, Level, MAX_ELO, MIN_ELO, SearchLimits, SearchResult,
@@ -101,14 +103,15 @@ impl Strength {
         }
         Set::Done(self.level().map(|l| {
             let text = describe(&l);
-            match self.elo {
-                _ if self.setting.is_some() => text,
-                elo if l.elo < elo => {
-                    format!("{text} (UCI_Elo {elo} is above the strongest level)")
-                }
-                elo if l.elo > elo => format!("{text} (UCI_Elo {elo} is below the weakest level)"),
-                _ => text,
-            }
+            // A raw setting is what was asked; a calibrated level differs from `UCI_Elo` only
+            // where it was asked beyond the scale's ends.
+            let beyond = match l.elo.cmp(&self.elo) {
+                _ if self.setting.is_some() => return text,
+                Ordering::Less => "above the strongest",
+                Ordering::Greater => "below the weakest",
+                Ordering::Equal => return text,
+            };
+            format!("{text} (UCI_Elo {} is {beyond} level)", self.elo)
         }))
     }
 
