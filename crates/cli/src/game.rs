@@ -196,8 +196,8 @@ struct ResignArgs {
 struct EngineMoveArgs {
     /// The game id.
     id: String,
-    /// Elo-like level from 800 to 3000; below the weakest or above the strongest calibrated
-    /// level, that one (default: full strength).
+    /// Elo-like level from 800 to 3000; above the strongest calibrated level, that one
+    /// (default: full strength).
     #[arg(long, value_name = "ELO")]
     elo: Option<u32>,
     /// Seed for the level's randomness (the same seed gives the same move).

@@ -11,6 +11,10 @@
 //! | lines considered | 4; from 2850 to 3000 a growing share of moves 1 | 4 | 4 | 4 | 1 |
 //! | temperature (cp) | `250 (1 - t)^1.5` | 250 | 141 | 55 | 0 |
 //!
+//! Below 800 the scale goes on to [`MIN_SETTING`] (400) with the search of 800 (depth 1, its
+//! 100 nodes a line) and a wider, hotter draw: `u = (800 - s) / 400`, lines `4 + round(4 u)`
+//! (8 at 400), temperature `250 + 150 u` cp (400 at 400).
+//!
 //! The engine searches the top lines within that budget, and the move is drawn among them
 //! with probability proportional to `exp(-(best - score) / temperature)`: a weak setting often
 //! plays a second- or third-best move, a strong one almost never, and a line that loses much
@@ -30,11 +34,17 @@
 //! at 10 s + 0.1 s ([`MEASURED`]; docs/strength.md, "Levels"): a setting plays well below its
 //! own number in the middle of the scale (setting 2200 lost 60 of 60 games to Stockfish at
 //! 2200). A level `elo` uses the setting that played at `elo`: the measured points read
-//! backwards, straight lines between them. The first point is the weakest setting (800) and
-//! the last the strongest (3000), so every level between them plays near its number. No
-//! setting plays below the first point ([`WEAKEST_LEVEL`]) or above the last
-//! ([`STRONGEST_LEVEL`]), so a level asked below or above is played as that end of the scale,
-//! and [`Level::elo`] says so: the level played, not the number asked for.
+//! backwards, straight lines between them. The first point is the weakest setting (400) and
+//! the last the strongest (3000), so every level between them plays near its number.
+//! Stockfish's `UCI_Elo` starts at 1350, so the low points (400 to 1200) are one fit: each
+//! setting's gap to setting 800 in matches of our engine against itself, shrunk by a factor
+//! (self-play stretches gaps), added to setting 800's place; the place and the factor are
+//! those that best explain every match of the low settings against Stockfish at 1350
+//! (`tools/level_fit.py`).
+//! No setting plays above the last point ([`STRONGEST_LEVEL`]) or below the first
+//! ([`WEAKEST_LEVEL`], under [`MIN_ELO`], so every level the API takes is on the curve): a
+//! level asked beyond them is played as that end of the scale, and [`Level::elo`] says so: the
+//! level played, not the number asked for.
 
 use chess_rules::Position;
 
@@ -42,6 +52,14 @@ use crate::{Line, Score, SearchLimits, SplitMix64};
 
 pub const MIN_ELO: u32 = 800;
 pub const MAX_ELO: u32 = 3000;
+
+/// The weakest setting of the scale, below the weakest level asked for ([`MIN_ELO`]): from
+/// setting 800 down to it a move draws among more lines with a hotter draw.
+pub const MIN_SETTING: u32 = 400;
+/// The lines added from setting 800 down to [`MIN_SETTING`].
+const LOW_EXTRA_LINES: u32 = 4;
+/// The temperature added from setting 800 down to [`MIN_SETTING`].
+const LOW_EXTRA_TEMPERATURE_CP: f64 = 150.0;
 
 /// From this setting up, a share of the moves (none here, all at [`MAX_ELO`]) is searched as
 /// one line instead of four.
@@ -61,13 +79,19 @@ const LINES: usize = 4;
 /// networks since gain at one line, not at four with a draw. 2890, 2925 and 3000 are that
 /// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
 /// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
-/// The low end, 800 to 1626, is that network's too (2026-12-07, 60-100 games each; 800, 1000
-/// and 1200 against Stockfish's weakest, 1350; docs/strength.md, "The low end measured
-/// again").
-pub const MEASURED: [(u32, u32); 16] = [
-    (800, 1012),
-    (1000, 1135),
-    (1200, 1215),
+/// 1460 and 1626 are that network's too (2026-12-07, 100 games each). 400 to 1200 are one fit
+/// to every match there against Stockfish's weakest, 1350 (settings 568, 684, 800, 1000 and
+/// 1200, 60-100 games each) and to the settings' matches against setting 800 (400-800 games
+/// each): each point is setting 800's place plus its self-play gap divided by 1.27, both
+/// fitted (`tools/level_fit.py`; docs/strength.md, "Below 800").
+pub const MEASURED: [(u32, u32); 20] = [
+    (400, 541),
+    (500, 678),
+    (600, 763),
+    (700, 872),
+    (800, 985),
+    (1000, 1136),
+    (1200, 1220),
     (1460, 1492),
     (1626, 1579),
     (2034, 1786),
@@ -83,8 +107,8 @@ pub const MEASURED: [(u32, u32); 16] = [
     (3000, 2759),
 ];
 
-/// The weakest level there is: what the weakest setting (800) was measured to play at.
-/// A level asked below it is played, and reported, as this one.
+/// The weakest level there is: what the weakest setting ([`MIN_SETTING`]) was measured to
+/// play at, below [`MIN_ELO`]. A level asked below it is played, and reported, as this one.
 pub const WEAKEST_LEVEL: u32 = MEASURED[0].1;
 
 /// The strongest level there is: what the strongest setting (3000) was measured to play at.
@@ -119,10 +143,25 @@ impl Level {
         }
     }
 
-    /// The search of `setting` on the scale (clamped to `MIN_ELO..=MAX_ELO`), uncalibrated:
+    /// The search of `setting` on the scale (clamped to `MIN_SETTING..=MAX_ELO`), uncalibrated:
     /// what the matches of [`MEASURED`] played.
     pub fn at_setting(setting: u32) -> Level {
-        let setting = setting.clamp(MIN_ELO, MAX_ELO);
+        let setting = setting.clamp(MIN_SETTING, MAX_ELO);
+        if setting < MIN_ELO {
+            // Below the scale's start: the search of 800 (depth 1, its nodes per line), more
+            // lines, a hotter draw.
+            let u = f64::from(MIN_ELO - setting) / f64::from(MIN_ELO - MIN_SETTING);
+            let start = Level::at_setting(MIN_ELO);
+            let lines = LINES + (f64::from(LOW_EXTRA_LINES) * u).round() as usize;
+            return Level {
+                elo: setting,
+                setting,
+                nodes: start.nodes * lines as u64 / LINES as u64,
+                lines,
+                temperature_cp: start.temperature_cp + LOW_EXTRA_TEMPERATURE_CP * u,
+                ..start
+            };
+        }
         let t = f64::from(setting - MIN_ELO) / f64::from(MAX_ELO - MIN_ELO);
         Level {
             elo: setting,
@@ -235,7 +274,7 @@ fn setting_for(elo: u32) -> u32 {
     let setting = f64::from(s0) + (f64::from(elo) - f64::from(e0)) * slope;
     setting
         .round()
-        .clamp(f64::from(MIN_ELO), f64::from(MAX_ELO)) as u32
+        .clamp(f64::from(MIN_SETTING), f64::from(MAX_ELO)) as u32
 }
 
 /// A score as one number for comparisons: centipawns, with mates beyond any centipawn value
@@ -265,12 +304,21 @@ mod tests {
             "the measured settings keep their cap"
         );
         assert!(high.temperature_cp < 1.0 && low.temperature_cp > 249.0);
-        let mut last = Level::new(800);
-        for elo in (900..=3000).step_by(100) {
-            let l = Level::new(elo);
-            assert!(l.nodes >= last.nodes && l.depth >= last.depth);
-            assert!(l.temperature_cp <= last.temperature_cp);
-            assert!(l.single_line_share >= last.single_line_share);
+        // Below 800: the search of 800, its nodes for each line, more lines, a hotter draw.
+        let lowest = Level::at_setting(MIN_SETTING);
+        assert_eq!((lowest.nodes, lowest.depth, lowest.lines), (800, 1, 8));
+        assert!((lowest.temperature_cp - 400.0).abs() < 1e-9);
+        assert_eq!(Level::at_setting(0), lowest);
+        let mut last = lowest;
+        for setting in (MIN_SETTING + 1..=3000).step_by(7) {
+            let l = Level::at_setting(setting);
+            assert!(l.temperature_cp < last.temperature_cp || l.temperature_cp < 1.0);
+            assert!(l.depth >= last.depth && l.single_line_share >= last.single_line_share);
+            if setting <= MIN_ELO {
+                assert!(l.lines <= last.lines && l.nodes == l.lines as u64 * 100);
+            } else {
+                assert!(l.nodes >= last.nodes);
+            }
             last = l;
         }
     }
@@ -286,19 +334,23 @@ mod tests {
         let middle = Level::new((e0 + e1) / 2).setting;
         assert!(middle.abs_diff((s0 + s1) / 2) <= 2, "{middle}");
         // The curve spans the scale: its ends are the weakest and the strongest setting.
-        const { assert!(MEASURED[0].0 == MIN_ELO && MEASURED[MEASURED.len() - 1].0 == MAX_ELO) };
-        // Below the weakest level, the weakest, and said so.
-        const { assert!(WEAKEST_LEVEL > MIN_ELO && WEAKEST_LEVEL < 1350) };
-        for elo in [MIN_ELO, WEAKEST_LEVEL - 1, WEAKEST_LEVEL] {
+        const { assert!(MEASURED[0].0 == MIN_SETTING && MEASURED[MEASURED.len() - 1].0 == MAX_ELO) };
+        // Every level the API takes is on the curve: the weakest, 800, too.
+        const { assert!(WEAKEST_LEVEL < MIN_ELO) };
+        let level = Level::new(MIN_ELO);
+        assert_eq!(level.elo, MIN_ELO);
+        assert!((MEASURED[2].0..MEASURED[3].0).contains(&level.setting));
+        // Below the weakest level (only a caller of this crate can ask), the weakest, and said so.
+        for elo in [0, WEAKEST_LEVEL - 1, WEAKEST_LEVEL] {
             let level = Level::new(elo);
             assert_eq!(
                 (level.elo, level.setting),
-                (WEAKEST_LEVEL, MIN_ELO),
+                (WEAKEST_LEVEL, MIN_SETTING),
                 "{elo}"
             );
         }
         assert_eq!(Level::new(WEAKEST_LEVEL + 1).elo, WEAKEST_LEVEL + 1);
-        assert!(Level::new(WEAKEST_LEVEL + 1).setting > MIN_ELO);
+        assert!(Level::new(WEAKEST_LEVEL + 1).setting > MIN_SETTING);
         // Above the strongest level, the strongest, and said so.
         const { assert!(STRONGEST_LEVEL > 2000 && STRONGEST_LEVEL < MAX_ELO) };
         for elo in [STRONGEST_LEVEL, STRONGEST_LEVEL + 1, MAX_ELO] {

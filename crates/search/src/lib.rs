@@ -50,7 +50,7 @@ pub use engine::{
     Engine, Info, Line, SearchHandle, SearchLimits, SearchResult, StopHandle, TaskRuntime,
 };
 pub use eval::{Evaluator, HandEval};
-pub use level::{Level, MAX_ELO, MIN_ELO, STRONGEST_LEVEL, WEAKEST_LEVEL, playable};
+pub use level::{Level, MAX_ELO, MIN_ELO, MIN_SETTING, STRONGEST_LEVEL, WEAKEST_LEVEL, playable};
 pub use nnue::{EvalSource, NnueEval, NnueStats};
 pub use options::{EngineOption, EngineOptions, OPTIONS, OptionError, OptionKind, OptionSpec};
 pub use params::{EvalParams, Params};

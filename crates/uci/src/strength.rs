@@ -3,14 +3,14 @@
 //! every move, the level's node budget and depth cap, its top lines searched, and one of them
 //! drawn with the level's temperature. The same level over UCI and over gRPC is the same
 //! player, so matches over UCI measure the levels the API offers. `LevelSetting` (0, or
-//! 800-3000) plays a setting of the uncalibrated scale instead, as the calibration matches do.
+//! 400-3000) plays a setting of the uncalibrated scale instead, as the calibration matches do.
 
 use std::cmp::Ordering;
 
 use chess_rules::{Move, Position};
 use chess_search::{
-    Engine, EngineOptions, EvalSource, Level, MAX_ELO, MIN_ELO, SearchLimits, SearchResult,
-    SplitMix64,
+    Engine, EngineOptions, EvalSource, Level, MAX_ELO, MIN_ELO, MIN_SETTING, SearchLimits,
+    SearchResult, SplitMix64,
 };
 
 /// `UCI_Elo`'s default, as a GUI shows it before the user chooses.
@@ -90,11 +90,11 @@ impl Strength {
         } else if name.eq_ignore_ascii_case("LevelSetting") {
             match value.parse::<u32>() {
                 Ok(0) => self.setting = None,
-                Ok(s) if (MIN_ELO..=MAX_ELO).contains(&s) => self.setting = Some(s),
+                Ok(s) if (MIN_SETTING..=MAX_ELO).contains(&s) => self.setting = Some(s),
                 _ => {
                     return Set::Invalid(format!(
                         "LevelSetting takes 0 (the calibrated level of UCI_Elo) or a whole \
-                         number from {MIN_ELO} to {MAX_ELO}, not {value:?}"
+                         number from {MIN_SETTING} to {MAX_ELO}, not {value:?}"
                     ));
                 }
             }
@@ -146,7 +146,7 @@ impl Strength {
             Engine::with_source(options, source.clone())
         });
         engine.new_game();
-        // MultiPV's range is 1..=256 and a level searches at most 4 lines.
+        // MultiPV's range is 1..=256 and a level searches at most 8 lines.
         let _ = engine.set_option("MultiPV", &level.lines_for(seed).to_string());
         (engine, level.limit(limits), seed)
     }
@@ -237,20 +237,37 @@ mod tests {
             Set::Done(Some(_))
         ));
         assert_eq!(s.level(), Some(Level::new(1350)));
-        // Above the strongest level or below the weakest: played as it, and said so.
-        for (asked, played, setting, said) in [
-            (3000, STRONGEST_LEVEL, 3000, "above the strongest"),
-            (800, WEAKEST_LEVEL, 800, "below the weakest"),
-        ] {
-            match s.set_option("UCI_Elo", &asked.to_string()) {
-                Set::Done(Some(text)) => assert!(
-                    text.starts_with(&format!("level {played}: setting {setting},"))
-                        && text.ends_with(&format!("(UCI_Elo {asked} is {said} level)")),
-                    "{text}"
-                ),
-                _ => panic!("{asked} not set"),
-            }
+        // Above the strongest level: played as it, and said so.
+        match s.set_option("UCI_Elo", "3000") {
+            Set::Done(Some(text)) => assert!(
+                text.starts_with(&format!("level {STRONGEST_LEVEL}: setting 3000,"))
+                    && text.ends_with("(UCI_Elo 3000 is above the strongest level)"),
+                "{text}"
+            ),
+            _ => panic!("3000 not set"),
         }
+        // The weakest UCI_Elo is on the curve: a setting below 800, more lines, played as asked.
+        match s.set_option("UCI_Elo", "800") {
+            Set::Done(Some(text)) => assert!(
+                text.starts_with("level 800: setting 6") && text.ends_with(" cp"),
+                "{text}"
+            ),
+            _ => panic!("800 not set"),
+        }
+        assert!(
+            s.level()
+                .is_some_and(|l| l.lines > 4 && l.elo > WEAKEST_LEVEL)
+        );
+        // The raw settings reach below 800, down to the weakest.
+        assert!(matches!(
+            s.set_option("LevelSetting", &MIN_SETTING.to_string()),
+            Set::Done(Some(_))
+        ));
+        assert_eq!(s.level(), Some(Level::at_setting(MIN_SETTING)));
+        let below = (MIN_SETTING - 1).to_string();
+        assert!(
+            matches!(s.set_option("LevelSetting", &below), Set::Invalid(e) if e.contains(&below))
+        );
         assert!(matches!(
             s.set_option("UCI_LimitStrength", "false"),
             Set::Done(None)

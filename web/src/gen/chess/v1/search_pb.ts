@@ -281,9 +281,9 @@ export type Strength = Message<"chess.v1.Strength"> & {
   /**
    * Elo-like level from 800 to 3000; 0 for full strength. Lower levels search fewer nodes
    * and choose among the top lines with randomness that grows as the level falls. Levels are
-   * calibrated against Stockfish's UCI_Elo from the weakest to the strongest level the engine
-   * has (docs/strength.md, "Levels"); a level below or above them is played as that one (see
-   * BestMoveResponse.elo).
+   * calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"; below 1012 through
+   * the engine's own weaker settings) up to the strongest level the engine has; a level above
+   * it is played as that one (see BestMoveResponse.elo).
    *
    * @generated from field: uint32 elo = 1;
    */
@@ -382,8 +382,8 @@ export type BestMoveResponse = Message<"chess.v1.BestMoveResponse"> & {
   strongestMove?: Move | undefined;
 
   /**
-   * The level that was played (0: full strength): the one asked for, or the weakest level
-   * where less was asked, or the strongest where more.
+   * The level that was played (0: full strength): the one asked for, or the strongest level
+   * where more was asked.
    *
    * @generated from field: uint32 elo = 4;
    */
