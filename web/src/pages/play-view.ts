@@ -13,9 +13,9 @@ import { moveSound } from "../settings.js";
 import { ErrorBox, copy, download, h, openingText, outcomeText, ruleText, tr, winnabilityText } from "../ui.js";
 import { PlayCtrl } from "./play-ctrl.js";
 
-// Levels as calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"; below 1012
-// through the engine's own weaker settings): above about 2759 every level plays as the
-// strongest setting, so none is offered there.
+// Levels as calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"; below its
+// weakest, 1350, with matches of the engine's own weaker settings): above about 2759 every
+// level plays as the strongest setting, so none is offered there.
 const LEVELS = [800, 1100, 1300, 1500, 1800, 2100, 2400, 2600, 0];
 /** The level the form starts with: one of LEVELS (a value that is not would leave the choice empty). */
 const DEFAULT_LEVEL = "1500";

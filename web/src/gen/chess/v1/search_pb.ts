@@ -281,9 +281,9 @@ export type Strength = Message<"chess.v1.Strength"> & {
   /**
    * Elo-like level from 800 to 3000; 0 for full strength. Lower levels search fewer nodes
    * and choose among the top lines with randomness that grows as the level falls. Levels are
-   * calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"; below 1012 through
-   * the engine's own weaker settings) up to the strongest level the engine has; a level above
-   * it is played as that one (see BestMoveResponse.elo).
+   * calibrated against Stockfish's UCI_Elo (docs/strength.md, "Levels"; below its weakest,
+   * 1350, with matches of the engine's own weaker settings) up to the strongest level the
+   * engine has; a level above it is played as that one (see BestMoveResponse.elo).
    *
    * @generated from field: uint32 elo = 1;
    */
