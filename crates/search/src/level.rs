@@ -80,18 +80,18 @@ const LINES: usize = 4;
 /// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
 /// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
 /// 1460 and 1626 are that network's too (2026-12-07, 100 games each). 400 to 1200 are one fit
-/// to every match there against Stockfish's weakest, 1350 (settings 568, 684, 800, 1000 and
-/// 1200, 60-100 games each) and to the settings' matches against setting 800 (400-800 games
-/// each): each point is setting 800's place plus its self-play gap divided by 1.27, both
-/// fitted (`tools/level_fit.py`; docs/strength.md, "Below 800").
+/// to every match there against Stockfish's weakest, 1350 (settings 568, 634, 684, 725, 800,
+/// 1000 and 1200, 60-100 games each) and to the settings' matches against setting 800
+/// (400-800 games each): each point is setting 800's place plus its self-play gap divided by
+/// 1.41, both fitted (`tools/level_fit.py`; docs/strength.md, "Below 800").
 pub const MEASURED: [(u32, u32); 20] = [
-    (400, 541),
-    (500, 678),
-    (600, 763),
-    (700, 872),
-    (800, 985),
-    (1000, 1136),
-    (1200, 1220),
+    (400, 608),
+    (500, 731),
+    (600, 808),
+    (700, 905),
+    (800, 1008),
+    (1000, 1143),
+    (1200, 1219),
     (1460, 1492),
     (1626, 1579),
     (2034, 1786),
@@ -339,7 +339,7 @@ mod tests {
         const { assert!(WEAKEST_LEVEL < MIN_ELO) };
         let level = Level::new(MIN_ELO);
         assert_eq!(level.elo, MIN_ELO);
-        assert!((MEASURED[2].0..MEASURED[3].0).contains(&level.setting));
+        assert!((MEASURED[1].0..MEASURED[2].0).contains(&level.setting));
         // Below the weakest level (only a caller of this crate can ask), the weakest, and said so.
         for elo in [0, WEAKEST_LEVEL - 1, WEAKEST_LEVEL] {
             let level = Level::new(elo);

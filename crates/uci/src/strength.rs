@@ -249,7 +249,7 @@ mod tests {
         // The weakest UCI_Elo is on the curve: a setting below 800, more lines, played as asked.
         match s.set_option("UCI_Elo", "800") {
             Set::Done(Some(text)) => assert!(
-                text.starts_with("level 800: setting 6") && text.ends_with(" cp"),
+                text.starts_with("level 800: setting 5") && text.ends_with(" cp"),
                 "{text}"
             ),
             _ => panic!("800 not set"),
