@@ -14,7 +14,10 @@
 # UCI_Elo N (N from 1350 to 2850), so a level's score says how far it is from its number;
 # levelN@E plays level N against Stockfish at UCI_Elo E (to measure a level far from its
 # number where a match against its own number would end 0 or 100 %); settingS@E plays the
-# uncalibrated setting S (chess-uci's LevelSetting) against UCI_Elo E, as the calibration does.
+# uncalibrated setting S (chess-uci's LevelSetting) against UCI_Elo E, as the calibration does;
+# selfS plays setting S against setting 800 of the same engine (below Stockfish's weakest
+# UCI_Elo, 1350, the low settings are placed by these matches: tools/level_fit.py). A levelled
+# move is a fixed node budget, so self rungs may run beside other work (only slower).
 # Settings: PAIRS (default 50) per rung, CONCURRENCY (default 1) games at once in a rung (2
 # for one rung alone on two cores), OUT (default target/ladder) for the PGN, the
 # checkpoint and the log of each rung, ENGINE (default target/release/chess-uci).
@@ -36,7 +39,7 @@ mkdir -p "$OUT"
     exit 1
 }
 (($#)) || {
-    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish levelN levelN@E settingS@E)" >&2
+    echo "usage: ladder.sh RUNG... (sf2500 sf2850 toga ethereal stockfish levelN levelN@E settingS@E selfS)" >&2
     exit 2
 }
 
@@ -53,6 +56,11 @@ rung() { # NAME: prints the opponent's command line and options, one per line
         echo /usr/games/stockfish
         echo UCI_LimitStrength=true
         echo "UCI_Elo=${level#*@}"
+        ;;
+    self[0-9]*)
+        echo "$ENGINE"
+        echo UCI_LimitStrength=true
+        echo LevelSetting=800
         ;;
     stockfish) echo /usr/games/stockfish ;;
     ethereal) echo /usr/games/ethereal-chess ;;
@@ -85,6 +93,8 @@ for name in "$@"; do
     elif [[ $name == setting* ]]; then
         setting=${name#setting}
         args+=(--engine-option UCI_LimitStrength=true --engine-option "LevelSetting=${setting%@*}")
+    elif [[ $name == self* ]]; then
+        args+=(--engine-option UCI_LimitStrength=true --engine-option "LevelSetting=${name#self}")
     fi
     [[ -f "$OUT/$name.json" ]] && args+=(--resume)
     echo "ladder.sh: $name -> $OUT/$name.log"
