@@ -69,12 +69,13 @@ def main() -> None:
                 return gaps[lo] + (gaps[hi] - gaps[lo]) * (setting - lo) / (hi - lo)
         sys.exit(f"level_fit.py: --sf setting {setting} is outside the --self settings")
 
-    sf = parse(args.sf)
+    # Each match's gap once, not at every point of the grid.
+    sf = [(gap(setting), w, l, d) for setting, w, l, d in parse(args.sf)]
 
     def loglik(a: float, k: float) -> float:
         total = 0.0
-        for setting, w, l, d in sf:
-            p = 1 / (1 + 10 ** (-(a + gap(setting) / k - args.anchor) / 400))
+        for g, w, l, d in sf:
+            p = 1 / (1 + 10 ** (-(a + g / k - args.anchor) / 400))
             total += (w + d / 2) * math.log(p) + (l + d / 2) * math.log(1 - p)
         return total
 
