@@ -5,8 +5,6 @@
 //! player, so matches over UCI measure the levels the API offers. `LevelSetting` (0, or
 //! 400-3000) plays a setting of the uncalibrated scale instead, as the calibration matches do.
 
-use std::cmp::Ordering;
-
 use chess_rules::{Move, Position};
 use chess_search::{
     Engine, EngineOptions, EvalSource, Level, MAX_ELO, MIN_ELO, MIN_SETTING, SearchLimits,
@@ -104,14 +102,12 @@ impl Strength {
         Set::Done(self.level().map(|l| {
             let text = describe(&l);
             // A raw setting is what was asked; a calibrated level differs from `UCI_Elo` only
-            // where it was asked beyond the scale's ends.
-            let beyond = match l.elo.cmp(&self.elo) {
-                _ if self.setting.is_some() => return text,
-                Ordering::Less => "above the strongest",
-                Ordering::Greater => "below the weakest",
-                Ordering::Equal => return text,
-            };
-            format!("{text} (UCI_Elo {} is {beyond} level)", self.elo)
+            // above the strongest level (every `UCI_Elo` from 800 up is above the weakest).
+            if self.setting.is_none() && l.elo < self.elo {
+                format!("{text} (UCI_Elo {} is above the strongest level)", self.elo)
+            } else {
+                text
+            }
         }))
     }
 
