@@ -186,6 +186,33 @@ fn a_panicking_task_does_not_take_the_others_down() {
     assert_eq!(s.stats().tasks_finished, 1);
 }
 
+/// Outside a scheduler `Tasks` runs nothing aside, so `search_inline` on a plain thread is the
+/// one-thread search itself: a game's moves searched one after another with one engine (its
+/// table and histories carried from move to move, as `chess-train datagen` plays) find exactly
+/// what `Engine::search` finds.
+#[test]
+fn search_inline_outside_a_scheduler_plays_what_search_plays() {
+    let net = Network::default_network();
+    let engine = || {
+        let n = net.clone();
+        Engine::with_evaluator(EngineOptions::default(), move || {
+            Box::new(NnueEval::new(n.clone()))
+        })
+    };
+    let (mut threaded, mut inline) = (engine(), engine());
+    let mut pos = Position::from_fen(FENS[1]).unwrap();
+    let mut history = Vec::new();
+    for _ in 0..12 {
+        let limits = SearchLimits::nodes(3000);
+        let a = threaded.search(&pos, &history, limits.clone());
+        let b = inline.search_inline(&pos, &history, limits, &StopHandle::new(), |_| {}, &Tasks);
+        assert_eq!(a.fingerprint(), b.fingerprint(), "{}", pos.fen());
+        let Some(m) = a.best_move else { break };
+        history.push(pos.zobrist());
+        pos = pos.play(m).unwrap();
+    }
+}
+
 #[test]
 #[should_panic(expected = "one batch scheduler per thread")]
 fn one_scheduler_per_thread() {

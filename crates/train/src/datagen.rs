@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_rules::{Color, Game, Move, Position};
-use chess_search::{Engine, EngineOptions, EvalSource, Score, SearchLimits};
+use chess_search::batched::Tasks;
+use chess_search::{Engine, EngineOptions, EvalSource, Score, SearchLimits, StopHandle};
 
 use crate::Error;
 use crate::data::{self, GameRecord, GameResult, Record};
@@ -51,8 +52,31 @@ pub struct DatagenSummary {
     pub seconds: f64,
 }
 
+/// Stack of the thread that plays the games: the search recurses on it (as deep as a
+/// search thread of `Engine::go` may).
+const PLAY_STACK_BYTES: usize = 64 << 20;
+
 /// Plays the games `out` still lacks and appends each as it ends.
+///
+/// The games are played on one thread of their own, each move searched on it
+/// (`Engine::search_inline`, which finds exactly what `Engine::search` does with one thread):
+/// `Engine::search` starts a thread with a fresh 64 MiB stack for every move, which at a few
+/// thousand nodes a move cost several per cent of the run in the kernel.
 pub fn run(cfg: &DatagenConfig) -> Result<DatagenSummary, Error> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("datagen".into())
+            .stack_size(PLAY_STACK_BYTES)
+            .spawn_scoped(s, || play_all(cfg))
+            .map_err(|e| {
+                Error::Usage(format!("cannot start the thread that plays the games: {e}"))
+            })?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn play_all(cfg: &DatagenConfig) -> Result<DatagenSummary, Error> {
     let (mut out, existing) = data::open_for_append(&cfg.out)?;
     let before = existing.games.len() as u64;
     if existing.torn_bytes > 0 {
@@ -154,7 +178,14 @@ fn play_game(engine: &mut Engine, cfg: &DatagenConfig, seed: u64) -> GameRecord 
             break GameResult::Draw;
         }
         let pos = game.position().clone();
-        let found = engine.search(&pos, &history, SearchLimits::nodes(cfg.nodes));
+        let found = engine.search_inline(
+            &pos,
+            &history,
+            SearchLimits::nodes(cfg.nodes),
+            &StopHandle::new(),
+            |_| {},
+            &Tasks,
+        );
         let Some(best) = found.best_move else {
             break GameResult::Draw;
         };
