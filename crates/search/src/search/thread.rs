@@ -179,10 +179,12 @@ pub(crate) struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     pub(crate) fn new(sh: &'a Shared, w: &'a mut Worker, id: usize) -> Searcher<'a> {
         let p = &sh.params;
+        // Each logarithm once, not once a cell: the table is made at every search.
+        let ln: [f64; 64] = std::array::from_fn(|i| (i as f64).ln());
         let mut lmr = vec![[0i32; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                let plies = p.lmr_base + (d as f64).ln() * (m as f64).ln() / p.lmr_divisor;
+                let plies = p.lmr_base + ln[d] * ln[m] / p.lmr_divisor;
                 *r = (plies * 1024.0) as i32;
             }
         }
