@@ -18,10 +18,11 @@
 //! count) before the Adam step.
 //!
 //! The parts: `dataset.rs` loads the data files (features, targets, mirror images, the
-//! validation split); `model.rs` is the float network and its quantisation; `optimiser.rs`
-//! the gradients and Adam; `factor.rs` the king buckets' shared factor (`--factorise`);
-//! `checkpoint.rs` the checkpoint file; `settings.rs` the run's settings it records and the
-//! check that a resumed run keeps them; this file the run loop.
+//! validation split); `model.rs` is the float network and its quantisation; `optimiser.rs` the
+//! gradients and Adam; `factor.rs` the king buckets' shared factor (`--factorise`);
+//! `checkpoint.rs` the checkpoint file; `simd.rs` the inner loops' copies for AVX2 and
+//! AVX-512; `settings.rs` the run's settings it records and the check that a resumed run keeps
+//! them; this file the run loop.
 
 mod checkpoint;
 mod dataset;
@@ -29,6 +30,8 @@ mod factor;
 mod model;
 mod optimiser;
 mod settings;
+#[allow(unsafe_code)] // calls the AVX2 and AVX-512 copies of the inner loops: see its SAFETY lines
+mod simd;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -256,6 +259,8 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
         let before = trainer.loss(&set, &held_out);
         eprintln!("train: val_loss {before:.6} before training");
     }
+    let simd = chess_nn::Simd::detect();
+    eprintln!("train: inner loops on {simd} (CHESS_NN_SIMD caps it)");
     let mut trained = 0usize;
     let mut seconds = 0.0;
     let mut last_loss = None;
@@ -271,7 +276,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             Some(e) if trainer.epoch >= e => cfg.lr / 10.0,
             _ => cfg.lr,
         };
-        let loss = trainer.epoch(&set, &order, cfg.batch, lr, cfg.threads, out_limit);
+        let loss = trainer.epoch_on(simd, &set, &order, cfg.batch, lr, cfg.threads, out_limit);
         let secs = start.elapsed().as_secs_f64();
         trainer.epoch += 1;
         trained += order.len();

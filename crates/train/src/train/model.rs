@@ -231,6 +231,7 @@ impl FloatNet {
 
     /// Projects the weights into the range quantisation can represent without wrapping, the
     /// output weights into `±out_limit` quantised steps.
+    #[inline(always)]
     pub fn clamp(&mut self, out_limit: i32) {
         let ft = Self::ft_limit();
         let ow = out_limit as f32 / QB as f32;
@@ -241,6 +242,7 @@ impl FloatNet {
         self.out_b.iter_mut().for_each(|b| *b = b.clamp(-ob, ob));
     }
 
+    #[inline(always)]
     pub(super) fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
         let h = self.hidden;
         acc.copy_from_slice(&self.ft_b);
@@ -310,6 +312,7 @@ impl FloatNet {
 
 /// An output layer (one bucket's weights and bias) on both accumulators (side to move's
 /// first): SCReLU, then the weighted sum.
+#[inline(always)]
 pub(super) fn output(acc: &[f32], out_w: &[f32], out_b: f32) -> f32 {
     acc.iter()
         .zip(out_w)

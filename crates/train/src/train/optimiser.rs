@@ -2,11 +2,12 @@
 //! over its share of the batch, sparse in the feature rows it touched), then one lazy Adam step
 //! on the weights and the rows the batch touched.
 
-use chess_nn::KingBuckets;
+use chess_nn::{KingBuckets, Simd};
 
 use super::dataset::Dataset;
 use super::factor::Factor;
 use super::model::{FloatNet, output, sigmoid};
+use super::simd;
 use crate::rng::Rng;
 
 /// Adam with the usual constants.
@@ -25,6 +26,7 @@ const EPS: f32 = 1e-8;
 
 /// Adam's update of weights `w` by gradient `g` with moments `m` and `v`, at the step's
 /// bias-corrected rate `lr_t`.
+#[inline(always)]
 pub(super) fn adam_step(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], lr_t: f32) {
     for i in 0..w.len() {
         m[i] = BETA1 * m[i] + (1.0 - BETA1) * g[i];
@@ -34,7 +36,7 @@ pub(super) fn adam_step(w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], 
 }
 
 /// One thread's share of a batch's gradient: sparse in the feature rows it touched.
-struct GradPart {
+pub(super) struct GradPart {
     grad: FloatNet,
     touched: Vec<bool>,
     touched_list: Vec<u16>,
@@ -54,8 +56,10 @@ impl GradPart {
         }
     }
 
-    /// Adds the gradient of the squared error of `idx`'s positions, times `scale`.
-    fn add_batch(&mut self, net: &FloatNet, set: &Dataset, idx: &[u32], scale: f32) {
+    /// Adds the gradient of the squared error of `idx`'s positions, times `scale` (inlined
+    /// into each copy [`simd::run`] makes).
+    #[inline(always)]
+    pub(super) fn add_batch(&mut self, net: &FloatNet, set: &Dataset, idx: &[u32], scale: f32) {
         let h = net.hidden;
         for &i in idx {
             let (stm, nstm) = set.features(i as usize);
@@ -73,15 +77,14 @@ impl GradPart {
                 let a = &mut self.acc[side * h..][..h];
                 let w = &out_w[side * h..][..h];
                 let gw = &mut self.grad.out_w[(2 * bucket + side) * h..][..h];
-                for j in 0..h {
-                    let c = a[j].clamp(0.0, 1.0);
-                    gw[j] += g * c * c;
-                    // a[j] becomes the gradient with respect to the accumulator.
-                    a[j] = if a[j] > 0.0 && a[j] < 1.0 {
-                        2.0 * g * c * w[j]
-                    } else {
-                        0.0
-                    };
+                // Without branches or index checks, so that the compiler vectorises it.
+                for ((aj, &wj), gj) in a.iter_mut().zip(w).zip(gw.iter_mut()) {
+                    let x = *aj;
+                    let c = x.clamp(0.0, 1.0);
+                    *gj += g * c * c;
+                    // The accumulator becomes the gradient with respect to it.
+                    let inside = (x > 0.0) & (x < 1.0);
+                    *aj = if inside { 2.0 * g * c * wj } else { 0.0 };
                 }
                 self.grad
                     .ft_b
@@ -208,6 +211,22 @@ impl Trainer {
         threads: usize,
         out_limit: i32,
     ) -> f32 {
+        self.epoch_on(Simd::detect(), set, order, batch, lr, threads, out_limit)
+    }
+
+    /// [`Self::epoch`] with the inner loops compiled for `simd` (available on this CPU): the
+    /// same network to the bit on every path.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn epoch_on(
+        &mut self,
+        simd: Simd,
+        set: &Dataset,
+        order: &[u32],
+        batch: usize,
+        lr: f32,
+        threads: usize,
+        out_limit: i32,
+    ) -> f32 {
         let threads = threads.max(1);
         let mut parts: Vec<GradPart> = (0..threads).map(|_| GradPart::new(&self.net)).collect();
         let mut total = 0.0f64;
@@ -216,11 +235,11 @@ impl Trainer {
             let share = chunk.len().div_ceil(threads);
             let net = &self.net;
             if threads == 1 {
-                parts[0].add_batch(net, set, chunk, scale);
+                simd::add_batch(simd, &mut parts[0], net, set, chunk, scale);
             } else {
                 std::thread::scope(|sc| {
                     for (part, idx) in parts.iter_mut().zip(chunk.chunks(share)) {
-                        sc.spawn(move || part.add_batch(net, set, idx, scale));
+                        sc.spawn(move || simd::add_batch(simd, part, net, set, idx, scale));
                     }
                 });
             }
@@ -236,7 +255,7 @@ impl Trainer {
                 touched_list,
                 ..
             } = first;
-            self.step(grad, touched, touched_list, lr, out_limit);
+            simd::step(simd, self, grad, touched, touched_list, lr, out_limit);
         }
         (total / order.len().max(1) as f64) as f32
     }
@@ -258,7 +277,8 @@ impl Trainer {
         (total / idx.len().max(1) as f64) as f32
     }
 
-    fn step(
+    #[inline(always)]
+    pub(super) fn step(
         &mut self,
         grad: &mut FloatNet,
         touched: &mut [bool],
@@ -349,6 +369,46 @@ mod tests {
         let mut copy = t.clone();
         let first = copy.epoch(&set, &all, 1000, 0.0, 1, default_out_limit(32));
         assert!((l - first).abs() < 1e-6, "{l} {first}");
+    }
+
+    /// Every instruction set this CPU has trains the same network to the bit, on one thread
+    /// and on two, with output buckets.
+    #[test]
+    fn every_simd_path_trains_the_same_network() {
+        let set = toy_set(1500);
+        let order: Vec<u32> = (0..set.len() as u32).rev().collect();
+        let paths = Simd::available();
+        for threads in [1, 2] {
+            let start = Trainer::new(48, 4, KingBuckets::NONE, 5);
+            let trained: Vec<(Vec<f32>, FloatNet)> = paths
+                .iter()
+                .map(|&simd| {
+                    let mut t = start.clone();
+                    let losses = (0..3)
+                        .map(|_| {
+                            t.epoch_on(
+                                simd,
+                                &set,
+                                &order,
+                                128,
+                                0.01,
+                                threads,
+                                default_out_limit(48),
+                            )
+                        })
+                        .collect();
+                    (losses, t.net)
+                })
+                .collect();
+            for (simd, other) in paths.iter().zip(&trained).skip(1) {
+                assert_eq!(other.0, trained[0].0, "{simd}, {threads} threads: losses");
+                assert!(
+                    other.1 == trained[0].1,
+                    "{simd}, {threads} threads: weights"
+                );
+            }
+            assert_ne!(trained[0].1, start.net);
+        }
     }
 
     #[test]
