@@ -103,7 +103,7 @@ impl Factor {
 
 #[cfg(test)]
 mod tests {
-    use chess_nn::KingBuckets;
+    use chess_nn::{KingBuckets, Simd};
 
     use super::super::dataset::{Dataset, toy_set};
     use super::super::model::default_out_limit;
@@ -146,8 +146,8 @@ mod tests {
         let mut shared = start.clone();
         shared.factorise();
         let limit = default_out_limit(h);
-        plain.epoch(&set, &[0], 1, 0.01, 1, limit);
-        shared.epoch(&set, &[0], 1, 0.01, 1, limit);
+        plain.epoch(Simd::detect(), &set, &[0], 1, 0.01, 1, limit);
+        shared.epoch(Simd::detect(), &set, &[0], 1, 0.01, 1, limit);
         let moved = |t: &Trainer, row: usize| -> Vec<f32> {
             let r = row * h..row * h + h;
             t.net.ft_w[r.clone()]
@@ -207,8 +207,8 @@ mod tests {
         shared.factorise();
         let before = plain.loss(&elsewhere, &order);
         for _ in 0..4 {
-            plain.epoch(&set, &order, 256, 0.01, 2, limit);
-            shared.epoch(&set, &order, 256, 0.01, 2, limit);
+            plain.epoch(Simd::detect(), &set, &order, 256, 0.01, 2, limit);
+            shared.epoch(Simd::detect(), &set, &order, 256, 0.01, 2, limit);
         }
         let (home, away) = (shared.loss(&set, &order), shared.loss(&elsewhere, &order));
         let (plain_home, plain_away) = (plain.loss(&set, &order), plain.loss(&elsewhere, &order));

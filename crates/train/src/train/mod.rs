@@ -276,7 +276,7 @@ pub fn run(cfg: &TrainConfig) -> Result<TrainSummary, Error> {
             Some(e) if trainer.epoch >= e => cfg.lr / 10.0,
             _ => cfg.lr,
         };
-        let loss = trainer.epoch_on(simd, &set, &order, cfg.batch, lr, cfg.threads, out_limit);
+        let loss = trainer.epoch(simd, &set, &order, cfg.batch, lr, cfg.threads, out_limit);
         let secs = start.elapsed().as_secs_f64();
         trainer.epoch += 1;
         trained += order.len();

@@ -201,23 +201,11 @@ impl Trainer {
     /// split across `threads` threads, each summing the gradient of its share; the sums are
     /// added (in thread order, so a run is repeatable for a given thread count) before the
     /// Adam step, after which the output weights are clamped to `±out_limit` quantised steps
-    /// (`--output-weight-limit`, a setting of the run like the rate).
-    pub fn epoch(
-        &mut self,
-        set: &Dataset,
-        order: &[u32],
-        batch: usize,
-        lr: f32,
-        threads: usize,
-        out_limit: i32,
-    ) -> f32 {
-        self.epoch_on(Simd::detect(), set, order, batch, lr, threads, out_limit)
-    }
-
-    /// [`Self::epoch`] with the inner loops compiled for `simd` (available on this CPU): the
-    /// same network to the bit on every path.
+    /// (`--output-weight-limit`, a setting of the run like the rate). The inner loops run on
+    /// `simd`'s instructions ([`Simd::detect`]'s, or any other path this CPU has): the same
+    /// network to the bit on every path.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn epoch_on(
+    pub fn epoch(
         &mut self,
         simd: Simd,
         set: &Dataset,
@@ -367,7 +355,15 @@ mod tests {
         let all: Vec<u32> = (0..1000).collect();
         let l = t.loss(&set, &all);
         let mut copy = t.clone();
-        let first = copy.epoch(&set, &all, 1000, 0.0, 1, default_out_limit(32));
+        let first = copy.epoch(
+            Simd::detect(),
+            &set,
+            &all,
+            1000,
+            0.0,
+            1,
+            default_out_limit(32),
+        );
         assert!((l - first).abs() < 1e-6, "{l} {first}");
     }
 
@@ -386,7 +382,7 @@ mod tests {
                     let mut t = start.clone();
                     let losses = (0..3)
                         .map(|_| {
-                            t.epoch_on(
+                            t.epoch(
                                 simd,
                                 &set,
                                 &order,
@@ -418,9 +414,10 @@ mod tests {
         let mut one = Trainer::new(32, 4, KingBuckets::NONE, 3);
         let mut two = one.clone();
         let mut losses = Vec::new();
+        let limit = default_out_limit(32);
         for _ in 0..4 {
-            let a = one.epoch(&set, &order, 256, 0.01, 1, default_out_limit(32));
-            let b = two.epoch(&set, &order, 256, 0.01, 2, default_out_limit(32));
+            let a = one.epoch(Simd::detect(), &set, &order, 256, 0.01, 1, limit);
+            let b = two.epoch(Simd::detect(), &set, &order, 256, 0.01, 2, limit);
             // Only the order of float additions differs.
             assert!((a - b).abs() < 1e-4, "{a} {b}");
             losses.push(a);
