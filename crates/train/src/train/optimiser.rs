@@ -57,7 +57,7 @@ impl GradPart {
     }
 
     /// Adds the gradient of the squared error of `idx`'s positions, times `scale` (inlined
-    /// into each copy [`simd::run`] makes).
+    /// into each copy `simd.rs` compiles).
     #[inline(always)]
     pub(super) fn add_batch(&mut self, net: &FloatNet, set: &Dataset, idx: &[u32], scale: f32) {
         let h = net.hidden;
