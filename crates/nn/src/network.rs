@@ -13,10 +13,10 @@ use crate::{HIDDEN_MULTIPLE, MAX_BUCKETS, MAX_HIDDEN, Simd};
 pub const MAX_QUANT: u32 = 32_767;
 
 /// File name of the embedded default network (see [`Network::default_network`]).
-pub const DEFAULT_NETWORK_FILE: &str = "chnn-377bd49fbec8.nnue";
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-86a2a76ee16b.nnue";
 
 /// The embedded default network's file, byte for byte.
-pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-377bd49fbec8.nnue");
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-86a2a76ee16b.nnue");
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a
 /// network of `buckets` buckets: `(pieces - 2) * buckets / 31`, with `pieces` taken within
@@ -92,16 +92,16 @@ pub struct NetworkParts {
 /// * `eval = (sum / qa + out_biases[b]) * (scale / g) / (qa * qb / g)` in `i32`, wrapping
 ///   multiplication and addition, division truncating toward zero, with
 ///   `g = gcd(scale, qa * qb)`; centipawns for the side to move. This is
-///   `(sum / qa + out_biases[b]) * scale / (qa * qb)` with the fraction reduced (80 for the
-///   default 400 / (255 * 64), so the factor is 5 / 204), which gives the same result
-///   whenever that product fits an `i32` and leaves the output layer 80 times the room
+///   `(sum / qa + out_biases[b]) * scale / (qa * qb)` with the fraction reduced (20 for the
+///   default 380 / (255 * 64), so the factor is 19 / 816), which gives the same result
+///   whenever that product fits an `i32` and leaves the output layer 20 times the room
 ///   (see [`Network::output_ratio`]).
 ///
 /// ```
 /// use chess_nn::Network;
 /// use chess_rules::Position;
 /// let net = Network::default_network();
-/// // About even: the side to move's edge (50 cp with the default network `chnn-377bd49fbec8`).
+/// // About even: the side to move's edge (27 cp with the default network `chnn-86a2a76ee16b`).
 /// assert!(net.evaluate(&Position::startpos()).abs() < 100);
 /// // Black has no queen.
 /// let pos = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
@@ -309,10 +309,10 @@ impl Network {
     ///
     /// ```
     /// let net = chess_nn::Network::default_network();
-    /// // The default network's SCALE, matched to its predecessor's evaluations, stayed 400.
-    /// assert_eq!((net.scale(), net.qa() * net.qb()), (400, 255 * 64));
-    /// // 400 / 16320 reduced: both are multiples of 80.
-    /// assert_eq!(net.output_ratio(), (5, 204));
+    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 380).
+    /// assert_eq!((net.scale(), net.qa() * net.qb()), (380, 255 * 64));
+    /// // 380 / 16320 reduced: both are multiples of 20.
+    /// assert_eq!(net.output_ratio(), (19, 816));
     /// ```
     #[inline]
     pub fn output_ratio(&self) -> (i32, i32) {
