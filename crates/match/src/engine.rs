@@ -10,8 +10,18 @@ use std::time::{Duration, Instant};
 pub struct Reply {
     /// The move in UCI notation.
     pub best: String,
+    pub info: SearchInfo,
+}
+
+/// What an engine said of one search, and how long it took by the runner's clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchInfo {
     /// The last score it reported, from its own side: centipawns, or a mate as ±(30000 - plies).
     pub score: Option<i32>,
+    /// The depth of the `info` line that gave that score.
+    pub depth: Option<u32>,
+    /// The last node count it reported.
+    pub nodes: Option<u64>,
     pub elapsed: Duration,
 }
 
@@ -138,13 +148,21 @@ impl Engine {
         self.send(position)?;
         let start = Instant::now();
         self.send(go)?;
-        let mut score = None;
+        let (mut score, mut depth, mut nodes) = (None, None, None);
         let mut best = String::new();
         self.until(timeout, |l| {
             let mut words = l.split_whitespace();
             match words.next() {
                 Some("info") => {
                     let words: Vec<&str> = l.split_whitespace().collect();
+                    if words.get(1) == Some(&"string") {
+                        return false;
+                    }
+                    let after = |key: &str| {
+                        let i = words.iter().position(|&w| w == key)?;
+                        words.get(i + 1)?.parse::<u64>().ok()
+                    };
+                    nodes = after("nodes").or(nodes);
                     if let Some(i) = words.iter().position(|&w| w == "score") {
                         let value = words.get(i + 2).and_then(|v| v.parse::<i32>().ok());
                         let bound = words
@@ -157,6 +175,7 @@ impl Engine {
                                 Some(&"mate") => Some(-MATE - 2 * v),
                                 _ => score,
                             };
+                            depth = after("depth").and_then(|d| u32::try_from(d).ok());
                         }
                     }
                     false
@@ -170,8 +189,12 @@ impl Engine {
         })?;
         Ok(Reply {
             best,
-            score,
-            elapsed: start.elapsed(),
+            info: SearchInfo {
+                score,
+                depth,
+                nodes,
+                elapsed: start.elapsed(),
+            },
         })
     }
 }

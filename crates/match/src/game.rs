@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chess_rules::{Color, Position};
 
-use crate::engine::{Engine, MATE};
+use crate::engine::{Engine, MATE, SearchInfo};
 
 /// How long each engine may think.
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +100,8 @@ pub struct Record {
     pub start_fen: String,
     /// The moves played in UCI notation, the opening's first.
     pub moves: Vec<String>,
+    /// What the engine said of each move, one entry per move: `None` for the opening's.
+    pub info: Vec<Option<SearchInfo>>,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: &'static str,
     pub reason: String,
@@ -173,31 +175,46 @@ pub fn play(
         }
         s
     };
-    let finish = |result: &'static str, reason: String, moves: Vec<String>| Record {
+    let mut info = vec![None; moves.len()];
+    let finish = |result: &'static str,
+                  reason: String,
+                  moves: Vec<String>,
+                  info: Vec<Option<SearchInfo>>| Record {
         start_fen: start_fen.clone(),
         moves,
+        info,
         result,
         reason,
     };
     loop {
         if !pos.has_legal_moves() {
             return Ok(if pos.is_check() {
-                finish(loss_for(pos.turn()), "checkmate".into(), moves)
+                finish(loss_for(pos.turn()), "checkmate".into(), moves, info)
             } else {
-                finish("1/2-1/2", "stalemate".into(), moves)
+                finish("1/2-1/2", "stalemate".into(), moves, info)
             });
         }
         if pos.is_insufficient_material() {
-            return Ok(finish("1/2-1/2", "insufficient material".into(), moves));
+            return Ok(finish(
+                "1/2-1/2",
+                "insufficient material".into(),
+                moves,
+                info,
+            ));
         }
         if pos.halfmoves() >= 100 {
-            return Ok(finish("1/2-1/2", "fifty-move rule".into(), moves));
+            return Ok(finish("1/2-1/2", "fifty-move rule".into(), moves, info));
         }
         if seen.get(&pos.repetition_key()).copied().unwrap_or(0) >= 3 {
-            return Ok(finish("1/2-1/2", "threefold repetition".into(), moves));
+            return Ok(finish(
+                "1/2-1/2",
+                "threefold repetition".into(),
+                moves,
+                info,
+            ));
         }
         if moves.len() >= 600 {
-            return Ok(finish("1/2-1/2", "move limit".into(), moves));
+            return Ok(finish("1/2-1/2", "move limit".into(), moves, info));
         }
         let side = pos.turn();
         let (engine, left, control) = match side {
@@ -207,13 +224,13 @@ pub fn play(
         let (go, timeout) = go_command(controls, [clock_w, clock_b], side);
         let reply = match engine.search(&position_cmd(&moves), &go, timeout) {
             Ok(r) => r,
-            Err(e) => return Ok(finish(loss_for(side), e, moves)),
+            Err(e) => return Ok(finish(loss_for(side), e, moves, info)),
         };
         if let Control::Clock { inc, .. } = control {
-            if reply.elapsed > left {
-                return Ok(finish(loss_for(side), "time forfeit".into(), moves));
+            if reply.info.elapsed > left {
+                return Ok(finish(loss_for(side), "time forfeit".into(), moves, info));
             }
-            let now = left - reply.elapsed + inc;
+            let now = left - reply.info.elapsed + inc;
             match side {
                 Color::White => clock_w = now,
                 Color::Black => clock_b = now,
@@ -223,16 +240,16 @@ pub fn play(
             Ok(m) => m,
             Err(_) => {
                 let reason = format!("illegal move {:?} by {}", reply.best, engine.name);
-                return Ok(finish(loss_for(side), reason, moves));
+                return Ok(finish(loss_for(side), reason, moves, info));
             }
         };
         // Adjudication on the engines' scores (each from its own side).
         let i = side.index();
-        match reply.score {
+        match reply.info.score {
             Some(s) if s.abs() <= adjudication.draw_cp => drawish[i] += 1,
             _ => drawish[i] = 0,
         }
-        winning[i] = match reply.score {
+        winning[i] = match reply.info.score {
             // Positive: this side says it wins; negative: it says it loses. Kept in White's view.
             Some(s) if s.abs() >= adjudication.win_cp || s.abs() > MATE - 1000 => {
                 let white_view = if side == Color::White { s } else { -s };
@@ -247,20 +264,21 @@ pub fn play(
         };
         pos.play_unchecked(mv);
         moves.push(reply.best);
+        info.push(Some(reply.info));
         *seen.entry(pos.repetition_key()).or_default() += 1;
         let full_moves = (moves.len() / 2) as u32;
         if full_moves >= adjudication.draw_after
             && adjudication.draw_moves > 0
             && drawish.iter().all(|&d| d >= adjudication.draw_moves)
         {
-            return Ok(finish("1/2-1/2", "adjudicated draw".into(), moves));
+            return Ok(finish("1/2-1/2", "adjudicated draw".into(), moves, info));
         }
         let w = adjudication.win_moves as i32;
         if w > 0 && winning[0] >= w && winning[1] >= w {
-            return Ok(finish("1-0", "adjudicated win".into(), moves));
+            return Ok(finish("1-0", "adjudicated win".into(), moves, info));
         }
         if w > 0 && winning[0] <= -w && winning[1] <= -w {
-            return Ok(finish("0-1", "adjudicated win".into(), moves));
+            return Ok(finish("0-1", "adjudicated win".into(), moves, info));
         }
     }
 }

@@ -32,7 +32,7 @@ use std::thread;
 use chess_rules::Position;
 use clap::Parser;
 
-use engine::Engine;
+use engine::{Engine, MATE, SearchInfo};
 use game::{Adjudication, Control, Record};
 use openings::book;
 use sprt::Sprt;
@@ -123,6 +123,30 @@ fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
+/// A move's comment as cutechess writes it, score (pawns, or `M` and moves to mate, from
+/// the mover's side) / depth and seconds, then the nodes: `{+0.35/12 0.412s, 812345 nodes}`.
+fn move_comment(info: &SearchInfo) -> String {
+    let mut s = String::from("{");
+    if let Some(v) = info.score {
+        if v.abs() > MATE - 1000 {
+            let moves = (MATE - v.abs() + 1) / 2;
+            s.push_str(&format!("{}M{moves}", if v > 0 { '+' } else { '-' }));
+        } else {
+            s.push_str(&format!("{:+.2}", f64::from(v) / 100.0));
+        }
+        if let Some(d) = info.depth {
+            s.push_str(&format!("/{d}"));
+        }
+        s.push(' ');
+    }
+    s.push_str(&format!("{:.3}s", info.elapsed.as_secs_f64()));
+    if let Some(n) = info.nodes {
+        s.push_str(&format!(", {n} nodes"));
+    }
+    s.push('}');
+    s
+}
+
 fn pgn_text(rec: &Record, white: &str, black: &str, round: u64) -> String {
     let mut s = String::new();
     let start = Position::from_fen(&rec.start_fen).unwrap_or_else(|_| Position::startpos());
@@ -149,6 +173,10 @@ fn pgn_text(rec: &Record, white: &str, black: &str, round: u64) -> String {
         }
         line.push_str(&pos.san(mv));
         line.push(' ');
+        if let Some(Some(info)) = rec.info.get(i) {
+            line.push_str(&move_comment(info));
+            line.push(' ');
+        }
         pos.play_unchecked(mv);
         if line.len() > 70 {
             s.push_str(line.trim_end());
@@ -401,5 +429,34 @@ fn main() {
     if let Err(e) = run(Args::parse()) {
         eprintln!("chess-match: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn move_comments_read_as_cutechess_writes_them() {
+        let info = |score, depth, nodes| SearchInfo {
+            score,
+            depth,
+            nodes,
+            elapsed: Duration::from_millis(412),
+        };
+        let c = |i: SearchInfo| move_comment(&i);
+        assert_eq!(
+            c(info(Some(35), Some(12), Some(812_345))),
+            "{+0.35/12 0.412s, 812345 nodes}"
+        );
+        assert_eq!(c(info(Some(-120), Some(3), None)), "{-1.20/3 0.412s}");
+        assert_eq!(c(info(Some(0), None, None)), "{+0.00 0.412s}");
+        // Mates as the runner keeps them: mate in 1 is one ply, mated in 1 two plies.
+        assert_eq!(c(info(Some(MATE - 1), Some(9), None)), "{+M1/9 0.412s}");
+        assert_eq!(c(info(Some(MATE - 5), Some(9), None)), "{+M3/9 0.412s}");
+        assert_eq!(c(info(Some(-MATE + 2), Some(9), None)), "{-M1/9 0.412s}");
+        assert_eq!(c(info(None, None, Some(7))), "{0.412s, 7 nodes}");
     }
 }

@@ -83,6 +83,28 @@ fn plays_pairs_checkpoints_and_resumes() {
         "{games}"
     );
     assert!(games.contains("(EvalFile=hand)"), "{games}");
+    // Each engine move carries what the engine said of it: `{+0.35/12 0.004s, 401 nodes}`.
+    let comments: Vec<&str> = games
+        .split('{')
+        .skip(1)
+        .map(|c| c.split('}').next().unwrap())
+        .collect();
+    assert!(comments.len() > 10, "{games}");
+    for c in &comments {
+        let (searched, nodes) = c.split_once(", ").expect(c);
+        let (score_depth, secs) = searched.split_once(' ').expect(c);
+        let (score, depth) = score_depth.split_once('/').expect(c);
+        assert!(score.starts_with(['+', '-']), "{c}");
+        assert!(depth.parse::<u32>().is_ok_and(|d| d > 0), "{c}");
+        assert!(
+            secs.strip_suffix('s')
+                .is_some_and(|s| s.parse::<f64>().is_ok()),
+            "{c}"
+        );
+        let nodes: u64 = nodes.strip_suffix(" nodes").expect(c).parse().expect(c);
+        assert!((1..=1000).contains(&nodes), "{c}");
+    }
+    time_report_reads(&pgn, comments.len());
 
     // Resumed with one more pair: the second opening (a FEN), and four games in all.
     let (ok, text) = run(&[&common[..], &["--pairs", "2", "--resume"]].concat());
@@ -139,6 +161,36 @@ fn plays_pairs_checkpoints_and_resumes() {
     assert_eq!(a, opening_of("5"));
     assert_ne!(a, opening_of("6"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `tools/match_time.py` reads the comments back: every commented move counted once, for
+/// the engine that played it, in both engines' rows.
+fn time_report_reads(pgn: &str, commented: usize) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tools/match_time.py");
+    let out = match Command::new("python3").arg(script).arg(pgn).output() {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "python3: {e}");
+            eprintln!("skipped: tools/match_time.py needs python3 ({e})");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("2 games\n"), "{text}");
+    // Rows: engine, phase, moves, mean, median, depth, knodes/s; then "a game:" lines.
+    let mut moves = 0;
+    for line in text.lines().skip(2).filter(|l| !l.contains("a game:")) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        moves += cells[cells.len() - 5].parse::<usize>().expect(line);
+    }
+    assert_eq!(moves, commented, "{text}");
+    assert!(text.contains("(EvalFile=hand)"), "{text}");
+    assert_eq!(text.matches("a game:").count(), 2, "{text}");
 }
 
 #[test]
