@@ -13,10 +13,10 @@ use crate::{HIDDEN_MULTIPLE, MAX_BUCKETS, MAX_HIDDEN, Simd};
 pub const MAX_QUANT: u32 = 32_767;
 
 /// File name of the embedded default network (see [`Network::default_network`]).
-pub const DEFAULT_NETWORK_FILE: &str = "chnn-86a2a76ee16b.nnue";
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-09f5333bcb83.nnue";
 
 /// The embedded default network's file, byte for byte.
-pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-86a2a76ee16b.nnue");
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-09f5333bcb83.nnue");
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a
 /// network of `buckets` buckets: `(pieces - 2) * buckets / 31`, with `pieces` taken within
@@ -101,7 +101,7 @@ pub struct NetworkParts {
 /// use chess_nn::Network;
 /// use chess_rules::Position;
 /// let net = Network::default_network();
-/// // About even: the side to move's edge (27 cp with the default network `chnn-86a2a76ee16b`).
+/// // About even: the side to move's edge (38 cp with the default network `chnn-09f5333bcb83`).
 /// assert!(net.evaluate(&Position::startpos()).abs() < 100);
 /// // Black has no queen.
 /// let pos = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
@@ -309,7 +309,8 @@ impl Network {
     ///
     /// ```
     /// let net = chess_nn::Network::default_network();
-    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 380).
+    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 380,
+    /// // as its predecessor's was).
     /// assert_eq!((net.scale(), net.qa() * net.qb()), (380, 255 * 64));
     /// // 380 / 16320 reduced: both are multiples of 20.
     /// assert_eq!(net.output_ratio(), (19, 816));
