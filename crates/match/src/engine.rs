@@ -35,6 +35,11 @@ pub struct Engine {
 /// Mate scores are kept apart from centipawns above this.
 pub const MATE: i32 = 30_000;
 
+/// The plies to mate of a score that is a mate (either side's), `None` for centipawns.
+pub fn mate_plies(score: i32) -> Option<i32> {
+    (score.abs() > MATE - 1000).then(|| MATE - score.abs())
+}
+
 impl Engine {
     /// Starts `command` (split on whitespace), does the handshake and sets the options.
     pub fn start(command: &str, options: &[(String, String)]) -> Result<Engine, String> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chess_rules::{Color, Position};
 
-use crate::engine::{Engine, MATE, SearchInfo};
+use crate::engine::{Engine, SearchInfo, mate_plies};
 
 /// How long each engine may think.
 #[derive(Clone, Copy, Debug)]
@@ -175,46 +175,26 @@ pub fn play(
         }
         s
     };
-    let mut info = vec![None; moves.len()];
-    let finish = |result: &'static str,
-                  reason: String,
-                  moves: Vec<String>,
-                  info: Vec<Option<SearchInfo>>| Record {
-        start_fen: start_fen.clone(),
-        moves,
-        info,
-        result,
-        reason,
-    };
-    loop {
+    let mut info: Vec<Option<SearchInfo>> = vec![None; moves.len()];
+    let (result, reason): (&'static str, String) = loop {
         if !pos.has_legal_moves() {
-            return Ok(if pos.is_check() {
-                finish(loss_for(pos.turn()), "checkmate".into(), moves, info)
+            break if pos.is_check() {
+                (loss_for(pos.turn()), "checkmate".into())
             } else {
-                finish("1/2-1/2", "stalemate".into(), moves, info)
-            });
+                ("1/2-1/2", "stalemate".into())
+            };
         }
         if pos.is_insufficient_material() {
-            return Ok(finish(
-                "1/2-1/2",
-                "insufficient material".into(),
-                moves,
-                info,
-            ));
+            break ("1/2-1/2", "insufficient material".into());
         }
         if pos.halfmoves() >= 100 {
-            return Ok(finish("1/2-1/2", "fifty-move rule".into(), moves, info));
+            break ("1/2-1/2", "fifty-move rule".into());
         }
         if seen.get(&pos.repetition_key()).copied().unwrap_or(0) >= 3 {
-            return Ok(finish(
-                "1/2-1/2",
-                "threefold repetition".into(),
-                moves,
-                info,
-            ));
+            break ("1/2-1/2", "threefold repetition".into());
         }
         if moves.len() >= 600 {
-            return Ok(finish("1/2-1/2", "move limit".into(), moves, info));
+            break ("1/2-1/2", "move limit".into());
         }
         let side = pos.turn();
         let (engine, left, control) = match side {
@@ -224,11 +204,11 @@ pub fn play(
         let (go, timeout) = go_command(controls, [clock_w, clock_b], side);
         let reply = match engine.search(&position_cmd(&moves), &go, timeout) {
             Ok(r) => r,
-            Err(e) => return Ok(finish(loss_for(side), e, moves, info)),
+            Err(e) => break (loss_for(side), e),
         };
         if let Control::Clock { inc, .. } = control {
             if reply.info.elapsed > left {
-                return Ok(finish(loss_for(side), "time forfeit".into(), moves, info));
+                break (loss_for(side), "time forfeit".into());
             }
             let now = left - reply.info.elapsed + inc;
             match side {
@@ -240,7 +220,7 @@ pub fn play(
             Ok(m) => m,
             Err(_) => {
                 let reason = format!("illegal move {:?} by {}", reply.best, engine.name);
-                return Ok(finish(loss_for(side), reason, moves, info));
+                break (loss_for(side), reason);
             }
         };
         // Adjudication on the engines' scores (each from its own side).
@@ -251,7 +231,7 @@ pub fn play(
         }
         winning[i] = match reply.info.score {
             // Positive: this side says it wins; negative: it says it loses. Kept in White's view.
-            Some(s) if s.abs() >= adjudication.win_cp || s.abs() > MATE - 1000 => {
+            Some(s) if s.abs() >= adjudication.win_cp || mate_plies(s).is_some() => {
                 let white_view = if side == Color::White { s } else { -s };
                 let prev = winning[i];
                 if prev != 0 && prev.signum() == white_view.signum() {
@@ -271,16 +251,23 @@ pub fn play(
             && adjudication.draw_moves > 0
             && drawish.iter().all(|&d| d >= adjudication.draw_moves)
         {
-            return Ok(finish("1/2-1/2", "adjudicated draw".into(), moves, info));
+            break ("1/2-1/2", "adjudicated draw".into());
         }
         let w = adjudication.win_moves as i32;
         if w > 0 && winning[0] >= w && winning[1] >= w {
-            return Ok(finish("1-0", "adjudicated win".into(), moves, info));
+            break ("1-0", "adjudicated win".into());
         }
         if w > 0 && winning[0] <= -w && winning[1] <= -w {
-            return Ok(finish("0-1", "adjudicated win".into(), moves, info));
+            break ("0-1", "adjudicated win".into());
         }
-    }
+    };
+    Ok(Record {
+        start_fen,
+        moves,
+        info,
+        result,
+        reason,
+    })
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use std::thread;
 use chess_rules::Position;
 use clap::Parser;
 
-use engine::{Engine, MATE, SearchInfo};
+use engine::{Engine, SearchInfo, mate_plies};
 use game::{Adjudication, Control, Record};
 use openings::book;
 use sprt::Sprt;
@@ -128,8 +128,8 @@ fn options(items: &[String]) -> Result<Vec<(String, String)>, String> {
 fn move_comment(info: &SearchInfo) -> String {
     let mut s = String::from("{");
     if let Some(v) = info.score {
-        if v.abs() > MATE - 1000 {
-            let moves = (MATE - v.abs() + 1) / 2;
+        if let Some(plies) = mate_plies(v) {
+            let moves = (plies + 1) / 2;
             s.push_str(&format!("{}M{moves}", if v > 0 { '+' } else { '-' }));
         } else {
             s.push_str(&format!("{:+.2}", f64::from(v) / 100.0));
@@ -437,6 +437,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::engine::MATE;
 
     #[test]
     fn move_comments_read_as_cutechess_writes_them() {

@@ -309,8 +309,8 @@ impl Network {
     ///
     /// ```
     /// let net = chess_nn::Network::default_network();
-    /// // The default network's SCALE was matched to its predecessor's evaluations (400 → 380,
-    /// // as its predecessor's was).
+    /// // The default network's SCALE was matched to its predecessor's evaluations (trained
+    /// // at 400, matched at 380, the predecessor's own).
     /// assert_eq!((net.scale(), net.qa() * net.qb()), (380, 255 * 64));
     /// // 380 / 16320 reduced: both are multiples of 20.
     /// assert_eq!(net.output_ratio(), (19, 816));
