@@ -319,8 +319,9 @@ impl Engine {
 
     /// Starts a search of `position` and returns at once. `history` holds the
     /// [`Position::zobrist`] keys of the game's earlier positions, oldest first (for repetition
-    /// draws). `on_info` hears about every finished iteration, on the search thread. A search
-    /// still running from an earlier call is stopped first.
+    /// draws). `on_info` hears about every finished iteration, on the search thread, and about
+    /// the final lines when a stop or limit cuts an iteration short. A search still running
+    /// from an earlier call is stopped first.
     pub fn go<F>(
         &mut self,
         position: &Position,

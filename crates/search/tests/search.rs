@@ -396,6 +396,41 @@ fn movetime_and_nodes_limits() {
     assert_eq!(r.best_move, r2.best_move);
 }
 
+/// A node limit cuts an iteration short; the last `info` then reports the lines the search
+/// returns, with every node searched (not the count at the last finished iteration).
+#[test]
+fn a_cut_search_reports_its_final_lines() {
+    let pos = Position::startpos();
+    let mut engine = engine();
+    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
+    let sink = infos.clone();
+    let r = engine
+        .go(&pos, &[], SearchLimits::nodes(20_000), move |i| {
+            sink.lock().unwrap().push(i.clone())
+        })
+        .wait();
+    let infos = infos.lock().unwrap();
+    let last = &infos.last().expect("an info line").line;
+    assert_eq!(last.nodes, r.lines[0].nodes);
+    assert_eq!(last.pv, r.lines[0].pv);
+    assert_eq!(last.score, r.lines[0].score);
+    assert!(last.nodes >= 20_000, "{}", last.nodes);
+    // The iterations before reported fewer nodes than the search spent.
+    assert!(infos[infos.len() - 2].line.nodes < last.nodes);
+    // A search that ends at its depth reports each iteration once, as before.
+    drop(infos);
+    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
+    let sink = infos.clone();
+    engine.new_game();
+    engine
+        .go(&pos, &[], SearchLimits::depth(4), move |i| {
+            sink.lock().unwrap().push(i.clone())
+        })
+        .wait();
+    let depths: Vec<u32> = infos.lock().unwrap().iter().map(|i| i.line.depth).collect();
+    assert_eq!(depths, [1, 2, 3, 4]);
+}
+
 #[test]
 fn clock_limits_keep_time() {
     let pos = Position::startpos();

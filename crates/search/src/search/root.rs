@@ -164,6 +164,20 @@ impl Searcher<'_> {
         self.wait_while_pondering();
         self.sh.control.stop.store(true, Relaxed);
         let lines: Vec<Line> = (0..multipv).map(|i| self.line(i)).collect();
+        // A search cut short inside an iteration (stop, node or time limit) last reported at
+        // the iteration before: its lines now, with every node it searched.
+        if self.stopped
+            && let Some(cb) = on_info.as_mut()
+        {
+            let hashfull = self.sh.tt.hashfull();
+            for line in &lines {
+                cb(&Info {
+                    line: line.clone(),
+                    bound: None,
+                    hashfull,
+                });
+            }
+        }
         let best = self.root_moves[0].mv;
         let ponder = self.root_moves[0]
             .pv
