@@ -13,10 +13,10 @@ use crate::{HIDDEN_MULTIPLE, MAX_BUCKETS, MAX_HIDDEN, Simd};
 pub const MAX_QUANT: u32 = 32_767;
 
 /// File name of the embedded default network (see [`Network::default_network`]).
-pub const DEFAULT_NETWORK_FILE: &str = "chnn-09f5333bcb83.nnue";
+pub const DEFAULT_NETWORK_FILE: &str = "chnn-7e616c9c4844.nnue";
 
 /// The embedded default network's file, byte for byte.
-pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-09f5333bcb83.nnue");
+pub static DEFAULT_NETWORK_BYTES: &[u8] = include_bytes!("../networks/chnn-7e616c9c4844.nnue");
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a
 /// network of `buckets` buckets: `(pieces - 2) * buckets / 31`, with `pieces` taken within
@@ -92,16 +92,16 @@ pub struct NetworkParts {
 /// * `eval = (sum / qa + out_biases[b]) * (scale / g) / (qa * qb / g)` in `i32`, wrapping
 ///   multiplication and addition, division truncating toward zero, with
 ///   `g = gcd(scale, qa * qb)`; centipawns for the side to move. This is
-///   `(sum / qa + out_biases[b]) * scale / (qa * qb)` with the fraction reduced (20 for the
-///   default 380 / (255 * 64), so the factor is 19 / 816), which gives the same result
-///   whenever that product fits an `i32` and leaves the output layer 20 times the room
+///   `(sum / qa + out_biases[b]) * scale / (qa * qb)` with the fraction reduced (by 3 for
+///   the default 381 / (255 * 64), so the factor is 127 / 5440), which gives the same result
+///   whenever that product fits an `i32` and leaves the output layer `g` times the room
 ///   (see [`Network::output_ratio`]).
 ///
 /// ```
 /// use chess_nn::Network;
 /// use chess_rules::Position;
 /// let net = Network::default_network();
-/// // About even: the side to move's edge (38 cp with the default network `chnn-09f5333bcb83`).
+/// // About even: the side to move's edge (26 cp with the default network `chnn-7e616c9c4844`).
 /// assert!(net.evaluate(&Position::startpos()).abs() < 100);
 /// // Black has no queen.
 /// let pos = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
@@ -310,10 +310,10 @@ impl Network {
     /// ```
     /// let net = chess_nn::Network::default_network();
     /// // The default network's SCALE was matched to its predecessor's evaluations (trained
-    /// // at 400, matched at 380, the predecessor's own).
-    /// assert_eq!((net.scale(), net.qa() * net.qb()), (380, 255 * 64));
-    /// // 380 / 16320 reduced: both are multiples of 20.
-    /// assert_eq!(net.output_ratio(), (19, 816));
+    /// // at 400, matched at 381).
+    /// assert_eq!((net.scale(), net.qa() * net.qb()), (381, 255 * 64));
+    /// // 381 / 16320 reduced: both are multiples of 3.
+    /// assert_eq!(net.output_ratio(), (127, 5440));
     /// ```
     #[inline]
     pub fn output_ratio(&self) -> (i32, i32) {

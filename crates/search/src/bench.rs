@@ -132,7 +132,7 @@ mod tests {
     /// changes them here and gives the new totals in its message.
     #[test]
     fn node_totals_are_pinned() {
-        assert_eq!(run(BENCH_DEPTH, |_, _, _| {}).nodes, 1_949_952);
+        assert_eq!(run(BENCH_DEPTH, |_, _, _| {}).nodes, 1_841_919);
         let hand = run_with(BENCH_DEPTH, &EvalSource::Hand, |_, _, _| {});
         assert_eq!(hand.nodes, 1_984_693);
     }

@@ -79,10 +79,11 @@ const LINES: usize = 4;
 /// networks since gain at one line, not at four with a draw. 2890, 2925 and 3000 are that
 /// network's, 40 games each, 2890 and 2925 with a share of their moves searched as one line
 /// ([`SINGLE_LINE_FROM`]; docs/strength.md, "Measured again with the network of the night").
-/// 1460 and 1626 are that network's too (2026-12-07, 100 games each). Its two successors,
-/// `chnn-86a2a76ee16b` and the default since 2026-12-07 `chnn-09f5333bcb83`, are +13.2 and
-/// +7.6 Elo over the one before each at 10,000 nodes a move (docs/network.md, eighteenth and
-/// nineteenth rounds); the curve is not measured with them. 400 to 1200 are one fit
+/// 1460 and 1626 are that network's too (2026-12-07, 100 games each). Its three successors,
+/// `chnn-86a2a76ee16b`, `chnn-09f5333bcb83` and the default since 2026-12-07
+/// `chnn-7e616c9c4844`, are +13.2, +7.6 and +8.9 Elo over the one before each at 10,000 nodes
+/// a move (docs/network.md, eighteenth to twentieth rounds); the curve is not measured with
+/// them. 400 to 1200 are one fit
 /// to every match there against Stockfish's weakest, 1350 (settings 568, 634, 684, 725, 800,
 /// 1000 and 1200, 60-100 games each) and to the settings' matches against setting 800
 /// (400-800 games each): each point is setting 800's place plus its self-play gap divided by

@@ -71,7 +71,7 @@ fn incremental_search_equals_full_refresh_search() {
         }
         // The hooks are wired: the incremental searches never fell back to a refresh, and
         // evaluated thousands of positions incrementally (with the default network
-        // `chnn-09f5333bcb83`: 8,203 plain, 17,681 with output buckets, 8,830 with king
+        // `chnn-7e616c9c4844`: 8,913 plain, 16,193 with output buckets, 7,932 with king
         // buckets).
         assert_eq!(stats.refreshed.load(Relaxed), 0);
         let incremental = stats.incremental.load(Relaxed);
