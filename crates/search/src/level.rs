@@ -83,11 +83,11 @@ const LINES: usize = 4;
 /// `chnn-86a2a76ee16b`, `chnn-09f5333bcb83` and the default since 2026-12-07
 /// `chnn-7e616c9c4844`, are +13.2, +7.6 and +8.9 Elo over the one before each at 10,000 nodes
 /// a move (docs/network.md, eighteenth to twentieth rounds); the curve is not measured with
-/// them. 400 to 1200 are one fit
-/// to every match there against Stockfish's weakest, 1350 (settings 568, 634, 684, 725, 800,
-/// 1000 and 1200, 60-100 games each) and to the settings' matches against setting 800
-/// (400-800 games each): each point is setting 800's place plus its self-play gap divided by
-/// 1.41, both fitted (`tools/level_fit.py`; docs/strength.md, "Below 800").
+/// them. 400 to 1200 are one fit to every match there against Stockfish's weakest, 1350
+/// (settings 568, 634, 684, 725, 800, 1000 and 1200, 60-100 games each) and to the settings'
+/// matches against setting 800 (400-800 games each): each point is setting 800's place plus
+/// its self-play gap divided by 1.41, both fitted (`tools/level_fit.py`; docs/strength.md,
+/// "Below 800").
 pub const MEASURED: [(u32, u32); 20] = [
     (400, 608),
     (500, 731),
