@@ -49,13 +49,7 @@ impl Searcher<'_> {
                 tablebase: false,
                 tbhits: 0,
             };
-            if let Some(cb) = on_info.as_mut() {
-                cb(&Info {
-                    line: line.clone(),
-                    bound: None,
-                    hashfull: self.sh.tt.hashfull(),
-                });
-            }
+            self.report(std::slice::from_ref(&line), &mut on_info);
             self.wait_while_pondering();
             return SearchResult {
                 best_move: None,
@@ -117,15 +111,9 @@ impl Searcher<'_> {
             if !self.is_main() {
                 continue;
             }
-            if let Some(cb) = on_info.as_mut() {
-                let hashfull = self.sh.tt.hashfull();
-                for i in 0..multipv {
-                    cb(&Info {
-                        line: self.line(i),
-                        bound: None,
-                        hashfull,
-                    });
-                }
+            if on_info.is_some() {
+                let lines: Vec<Line> = (0..multipv).map(|i| self.line(i)).collect();
+                self.report(&lines, &mut on_info);
             }
             let best = &self.root_moves[0];
             if let Some(n) = limits.mate
@@ -166,17 +154,8 @@ impl Searcher<'_> {
         let lines: Vec<Line> = (0..multipv).map(|i| self.line(i)).collect();
         // A search cut short inside an iteration (stop, node or time limit) last reported at
         // the iteration before: its lines now, with every node it searched.
-        if self.stopped
-            && let Some(cb) = on_info.as_mut()
-        {
-            let hashfull = self.sh.tt.hashfull();
-            for line in &lines {
-                cb(&Info {
-                    line: line.clone(),
-                    bound: None,
-                    hashfull,
-                });
-            }
+        if self.stopped {
+            self.report(&lines, &mut on_info);
         }
         let best = self.root_moves[0].mv;
         let ponder = self.root_moves[0]
@@ -188,6 +167,20 @@ impl Searcher<'_> {
             best_move: Some(best),
             ponder,
             lines,
+        }
+    }
+
+    /// Reports `lines` (exact scores) to `on_info`, if there is one.
+    pub(super) fn report(&self, lines: &[Line], on_info: &mut Option<&mut dyn FnMut(&Info)>) {
+        if let Some(cb) = on_info.as_mut() {
+            let hashfull = self.sh.tt.hashfull();
+            for line in lines {
+                cb(&Info {
+                    line: line.clone(),
+                    bound: None,
+                    hashfull,
+                });
+            }
         }
     }
 

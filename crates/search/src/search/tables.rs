@@ -99,16 +99,7 @@ impl Searcher<'_> {
             });
         }
         if self.is_main() {
-            if let Some(cb) = on_info.as_mut() {
-                let hashfull = self.sh.tt.hashfull();
-                for line in &lines {
-                    cb(&Info {
-                        line: line.clone(),
-                        bound: None,
-                        hashfull,
-                    });
-                }
-            }
+            self.report(&lines, on_info);
             self.wait_while_pondering();
             self.sh.control.stop.store(true, Relaxed);
         } else {
