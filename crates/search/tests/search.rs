@@ -396,20 +396,30 @@ fn movetime_and_nodes_limits() {
     assert_eq!(r.best_move, r2.best_move);
 }
 
+/// Runs a search with `go` and returns its result and every `info` it reported, in order.
+fn go_with_infos(
+    engine: &mut Engine,
+    pos: &Position,
+    limits: SearchLimits,
+) -> (SearchResult, Vec<Info>) {
+    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
+    let sink = infos.clone();
+    let r = engine
+        .go(pos, &[], limits, move |i| {
+            sink.lock().unwrap().push(i.clone())
+        })
+        .wait();
+    let infos = std::mem::take(&mut *infos.lock().unwrap());
+    (r, infos)
+}
+
 /// A node limit cuts an iteration short; the last `info` then reports the lines the search
 /// returns, with every node searched (not the count at the last finished iteration).
 #[test]
 fn a_cut_search_reports_its_final_lines() {
     let pos = Position::startpos();
     let mut engine = engine();
-    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
-    let sink = infos.clone();
-    let r = engine
-        .go(&pos, &[], SearchLimits::nodes(20_000), move |i| {
-            sink.lock().unwrap().push(i.clone())
-        })
-        .wait();
-    let infos = infos.lock().unwrap();
+    let (r, infos) = go_with_infos(&mut engine, &pos, SearchLimits::nodes(20_000));
     let last = &infos.last().expect("an info line").line;
     assert_eq!(last.nodes, r.lines[0].nodes);
     assert_eq!(last.pv, r.lines[0].pv);
@@ -418,16 +428,9 @@ fn a_cut_search_reports_its_final_lines() {
     // The iterations before reported fewer nodes than the search spent.
     assert!(infos[infos.len() - 2].line.nodes < last.nodes);
     // A search that ends at its depth reports each iteration once, as before.
-    drop(infos);
-    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
-    let sink = infos.clone();
     engine.new_game();
-    engine
-        .go(&pos, &[], SearchLimits::depth(4), move |i| {
-            sink.lock().unwrap().push(i.clone())
-        })
-        .wait();
-    let depths: Vec<u32> = infos.lock().unwrap().iter().map(|i| i.line.depth).collect();
+    let (_, infos) = go_with_infos(&mut engine, &pos, SearchLimits::depth(4));
+    let depths: Vec<u32> = infos.iter().map(|i| i.line.depth).collect();
     assert_eq!(depths, [1, 2, 3, 4]);
 }
 
@@ -462,18 +465,11 @@ fn multipv_reports_distinct_lines() {
         multipv: 3,
         ..EngineOptions::default()
     });
-    let infos: Arc<Mutex<Vec<Info>>> = Arc::default();
-    let sink = infos.clone();
-    let r = engine
-        .go(&pos, &[], SearchLimits::depth(6), move |i| {
-            sink.lock().unwrap().push(i.clone())
-        })
-        .wait();
+    let (r, infos) = go_with_infos(&mut engine, &pos, SearchLimits::depth(6));
     assert_eq!(r.lines.len(), 3);
     let firsts: Vec<Move> = r.lines.iter().map(|l| l.pv[0]).collect();
     assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
     assert_eq!(r.best_move, Some(firsts[0]));
-    let infos = infos.lock().unwrap();
     assert!(
         infos
             .iter()
