@@ -49,7 +49,7 @@ impl Searcher<'_> {
                 tablebase: false,
                 tbhits: 0,
             };
-            self.report(std::slice::from_ref(&line), &mut on_info);
+            self.report([line.clone()], &mut on_info);
             self.wait_while_pondering();
             return SearchResult {
                 best_move: None,
@@ -111,10 +111,7 @@ impl Searcher<'_> {
             if !self.is_main() {
                 continue;
             }
-            if on_info.is_some() {
-                let lines: Vec<Line> = (0..multipv).map(|i| self.line(i)).collect();
-                self.report(&lines, &mut on_info);
-            }
+            self.report((0..multipv).map(|i| self.line(i)), &mut on_info);
             let best = &self.root_moves[0];
             if let Some(n) = limits.mate
                 && best.score >= MATE_IN_MAX
@@ -155,7 +152,7 @@ impl Searcher<'_> {
         // A search cut short inside an iteration (stop, node or time limit) last reported at
         // the iteration before: its lines now, with every node it searched.
         if self.stopped {
-            self.report(&lines, &mut on_info);
+            self.report(lines.iter().cloned(), &mut on_info);
         }
         let best = self.root_moves[0].mv;
         let ponder = self.root_moves[0]
@@ -170,13 +167,18 @@ impl Searcher<'_> {
         }
     }
 
-    /// Reports `lines` (exact scores) to `on_info`, if there is one.
-    pub(super) fn report(&self, lines: &[Line], on_info: &mut Option<&mut dyn FnMut(&Info)>) {
+    /// Reports `lines` (exact scores) to `on_info`, if there is one; without one the lines
+    /// are never built.
+    pub(super) fn report(
+        &self,
+        lines: impl IntoIterator<Item = Line>,
+        on_info: &mut Option<&mut dyn FnMut(&Info)>,
+    ) {
         if let Some(cb) = on_info.as_mut() {
             let hashfull = self.sh.tt.hashfull();
             for line in lines {
                 cb(&Info {
-                    line: line.clone(),
+                    line,
                     bound: None,
                     hashfull,
                 });

@@ -99,7 +99,7 @@ impl Searcher<'_> {
             });
         }
         if self.is_main() {
-            self.report(&lines, on_info);
+            self.report(lines.iter().cloned(), on_info);
             self.wait_while_pondering();
             self.sh.control.stop.store(true, Relaxed);
         } else {
